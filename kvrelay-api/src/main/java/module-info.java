@@ -1,0 +1,7 @@
+/** Value types every kvrelay module shares, with their wire validation. */
+module dev.kvrelay.api {
+  requires static org.jspecify;
+  requires org.apache.commons.codec;
+
+  exports dev.kvrelay.api;
+}

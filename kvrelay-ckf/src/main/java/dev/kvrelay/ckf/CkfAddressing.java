@@ -1,0 +1,122 @@
+package dev.kvrelay.ckf;
+
+import dev.kvrelay.api.CkfFormat;
+import dev.kvrelay.ckf.hashing.Xxh3;
+
+/**
+ * Maps a canonical 64-bit hash to its fingerprint and two candidate buckets for one {@link CkfFormat}.
+ * Immutable and thread-safe; probing allocates nothing.
+ *
+ * <pre>
+ *   mixed       = XXH3_64(LE64(hash), seed)
+ *   fingerprint = low 16 bits of mixed, 0 mapped to 1
+ *   bucketA     = (mixed &gt;&gt;&gt; 16) &amp; mask
+ *   delta(fp)   = XXH3_64(LE16(fp), seed ^ GOLDEN) &amp; mask, 0 mapped to 1
+ *   bucketB     = bucketA ^ delta(fingerprint)
+ * </pre>
+ *
+ * <p>{@link #prepare(long)} packs the three values into one {@code long}: fingerprint in bits 0–15,
+ * bucket A in bits 16–39, bucket B in bits 40–63 (bucket indexes fit 24 bits because B ≤ 2^24).
+ * The per-fingerprint deltas are computed once per seed (65 536 XXH3 calls) and cached.
+ */
+public final class CkfAddressing {
+  /** The golden-ratio constant XOR-ed into the seed for the alternate-bucket hash. */
+  public static final long GOLDEN = 0x9E37_79B9_7F4A_7C15L;
+
+  private static final int FP_SPACE = 1 << 16;
+  private static volatile int @org.jspecify.annotations.Nullable [] defaultSeedDeltas;
+
+  private final CkfFormat format;
+  private final Xxh3 xxh3;
+  private final int mask;
+  /** Low 32 bits of XXH3(LE16(fp), seed ^ GOLDEN), indexed by fingerprint. */
+  private final int[] rawDelta;
+
+  private CkfAddressing(CkfFormat format) {
+    this.format = format;
+    this.xxh3 = Xxh3.withSeed(format.seed());
+    this.mask = format.bucketMask();
+    this.rawDelta = deltasFor(format.seed());
+  }
+
+  /** Addressing for a format. */
+  public static CkfAddressing of(CkfFormat format) {
+    return new CkfAddressing(format);
+  }
+
+  private static int[] deltasFor(long seed) {
+    if (seed == CkfFormat.DEFAULT_SEED) {
+      int[] cached = defaultSeedDeltas;
+      if (cached == null) {
+        cached = computeDeltas(seed);
+        defaultSeedDeltas = cached;
+      }
+      return cached;
+    }
+    return computeDeltas(seed);
+  }
+
+  private static int[] computeDeltas(long seed) {
+    Xxh3 h = Xxh3.withSeed(seed ^ GOLDEN);
+    int[] table = new int[FP_SPACE];
+    byte[] two = new byte[2];
+    for (int fp = 0; fp < FP_SPACE; fp++) {
+      two[0] = (byte) fp;
+      two[1] = (byte) (fp >>> 8);
+      table[fp] = (int) h.hash(two, 0, 2);
+    }
+    return table;
+  }
+
+  /** The format this addressing serves. */
+  public CkfFormat format() {
+    return format;
+  }
+
+  /** Number of buckets. */
+  public int bucketCount() {
+    return mask + 1;
+  }
+
+  /** Packed (fingerprint, bucketA, bucketB) of a canonical hash; see the class comment. */
+  public long prepare(long canonicalHash) {
+    long mixed = xxh3.hashLong(canonicalHash);
+    int fp = (int) (mixed & 0xFFFF);
+    if (fp == 0) {
+      fp = 1;
+    }
+    int a = (int) (mixed >>> 16) & mask;
+    int b = a ^ delta(fp);
+    return fp | ((long) a << 16) | ((long) b << 40);
+  }
+
+  /** The non-zero fingerprint of a canonical hash. */
+  public int fingerprintOf(long canonicalHash) {
+    return fingerprint(prepare(canonicalHash));
+  }
+
+  /** The other bucket of fingerprint {@code fp} when it sits in {@code bucket}; an involution. */
+  public int alternate(int bucket, int fp) {
+    return bucket ^ delta(fp);
+  }
+
+  private int delta(int fp) {
+    int d = rawDelta[fp] & mask;
+    return d == 0 ? 1 : d;
+  }
+
+  /** Fingerprint field of a packed address. */
+  public static int fingerprint(long packed) {
+    return (int) (packed & 0xFFFF);
+  }
+
+  /** Bucket A field of a packed address. */
+  public static int bucketA(long packed) {
+    return (int) ((packed >>> 16) & 0xFF_FFFF);
+  }
+
+  /** Bucket B field of a packed address. */
+  public static int bucketB(long packed) {
+    return (int) (packed >>> 40);
+  }
+}

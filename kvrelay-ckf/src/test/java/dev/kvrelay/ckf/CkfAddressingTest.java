@@ -1,0 +1,58 @@
+package dev.kvrelay.ckf;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kvrelay.api.CkfFormat;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+/** vectors.md §1: addressing. */
+class CkfAddressingTest {
+  private static final long TEST_SEED = 0x1234_5678_9ABC_DEF0L;
+
+  @ParameterizedTest(name = "upstream TEST_SEED B=1024 h={0}")
+  @CsvSource({
+    "0, 7750, 587, 372",
+    "1, 64153, 348, 36",
+    "0x0123456789ABCDEF, 45802, 865, 909",
+    "0xFFFFFFFFFFFFFFFF, 31767, 112, 217",
+  })
+  void upstreamVectors(String hash, int fp, int a, int b) {
+    assertAddress(CkfAddressing.of(CkfFormat.of(TEST_SEED, 1024)), hash, fp, a, b);
+  }
+
+  @ParameterizedTest(name = "computed default seed B=524288 h={0}")
+  @CsvSource({
+    "0, 46238, 394334, 337982",
+    "1, 47807, 129663, 522653",
+    "0x0123456789ABCDEF, 32097, 236423, 195253",
+    "0xFFFFFFFFFFFFFFFF, 20490, 117321, 453072",
+  })
+  void computedDefaultSeedVectors(String hash, int fp, int a, int b) {
+    assertAddress(CkfAddressing.of(CkfFormat.withDefaultSeed(524_288)), hash, fp, a, b);
+  }
+
+  @Test
+  void upstreamPropertyFingerprintNonZeroBucketsDistinctAlternateInvolution() {
+    CkfAddressing addr = CkfAddressing.of(CkfFormat.of(TEST_SEED, 1024));
+    for (long h = 0; h < 10_000; h++) {
+      long p = addr.prepare(h);
+      int fp = CkfAddressing.fingerprint(p);
+      int a = CkfAddressing.bucketA(p);
+      int b = CkfAddressing.bucketB(p);
+      assertThat(fp).isNotZero();
+      assertThat(a).isNotEqualTo(b);
+      assertThat(addr.alternate(b, fp)).isEqualTo(a);
+      assertThat(addr.alternate(a, fp)).isEqualTo(b);
+    }
+  }
+
+  private static void assertAddress(CkfAddressing addr, String hash, int fp, int a, int b) {
+    long h = hash.startsWith("0x") ? Long.parseUnsignedLong(hash.substring(2), 16) : Long.parseUnsignedLong(hash);
+    long p = addr.prepare(h);
+    assertThat(CkfAddressing.fingerprint(p)).as("fingerprint").isEqualTo(fp);
+    assertThat(CkfAddressing.bucketA(p)).as("bucket_a").isEqualTo(a);
+    assertThat(CkfAddressing.bucketB(p)).as("bucket_b").isEqualTo(b);
+  }
+}

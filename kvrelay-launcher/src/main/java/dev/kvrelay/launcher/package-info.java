@@ -1,0 +1,1 @@
+@org.jspecify.annotations.NullMarked package dev.kvrelay.launcher;
