@@ -1,5 +1,6 @@
 package dev.kvrelay.ckf.hashing;
 
+import com.dynatrace.hash4j.hashing.HashStream64;
 import com.dynatrace.hash4j.hashing.Hasher64;
 import com.dynatrace.hash4j.hashing.Hashing;
 
@@ -53,6 +54,14 @@ public final class Xxh3 {
   /** XXH3-64 of {@code LE16(value)}: a 2-byte input. Allocates; not for hot paths. */
   public long hashShort(int value) {
     return hasher.hashBytesToLong(new byte[] {(byte) value, (byte) (value >>> 8)}, 0, 2);
+  }
+
+  /**
+   * A new streaming hasher with this seed; {@code reset()} and reuse it to hash without allocating.
+   * The stream is mutable: confine it to one thread.
+   */
+  HashStream64 newStream() {
+    return hasher.hashStream();
   }
 
   /** Unseeded XXH3-64 of {@code bytes[off, off+len)}. */
