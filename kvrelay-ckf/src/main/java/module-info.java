@@ -4,7 +4,7 @@
  * prefix-depth search, and canonical token/sequence hashing. No threads, no I/O.
  */
 module dev.kvrelay.ckf {
-  requires static org.jspecify;
+  requires static transitive org.jspecify;
   requires transitive dev.kvrelay.api;
   requires hash4j;
 
