@@ -1,6 +1,6 @@
 /** Value types every kvrelay module shares, with their wire validation. */
 module dev.kvrelay.api {
-  requires static org.jspecify;
+  requires static transitive org.jspecify;
   requires org.apache.commons.codec;
 
   exports dev.kvrelay.api;

@@ -1,5 +1,7 @@
 package dev.kvrelay.api;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The immutable layout identity of one CKF: format version, seed, bucket count, fingerprint width and
  * slots per bucket. Part of {@code ProducerIdentity}; two filters are interchangeable only if their
@@ -95,6 +97,30 @@ public record CkfFormat(int formatVersion, long seed, int bucketCount, int finge
           "bucket count " + bucketCount + " is not a power of two >= 2");
     }
     return of(seed, bucketCount);
+  }
+
+  /**
+   * Immutable and thread-safe: the unvalidated wire shape of a {@code CkfFormat} message, with the
+   * proto's Java types ({@code uint32} fields as {@code int} bits, {@code uint64}/{@code fixed64} as
+   * {@code long}).
+   */
+  public record Wire(int formatVersion, long seed, long bucketCount, int fingerprintBits, int slotsPerBucket) {}
+
+  /**
+   * Validates a wire format; {@code null} (absent) is malformed, otherwise as
+   * {@link #validate(long, long, long, long, long)}.
+   */
+  public static CkfFormat fromWire(@Nullable Wire wire) throws WireValidationException {
+    if (wire == null) {
+      throw WireValidationException.malformed("ckf_format", "ckf_format is missing");
+    }
+    return validate(Integer.toUnsignedLong(wire.formatVersion()), wire.seed(), wire.bucketCount(),
+        Integer.toUnsignedLong(wire.fingerprintBits()), Integer.toUnsignedLong(wire.slotsPerBucket()));
+  }
+
+  /** The wire shape of this format. */
+  public Wire toWire() {
+    return new Wire(formatVersion, seed, bucketCount, fingerprintBits, slotsPerBucket);
   }
 
   /** True if {@code b} is a power of two in {@code [2, 2^24]}. */

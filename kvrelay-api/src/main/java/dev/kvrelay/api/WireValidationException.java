@@ -22,6 +22,7 @@ public final class WireValidationException extends Exception {
 
   private final Kind kind;
   private final String field;
+  private final String detail;
 
   /**
    * @param kind malformed or unsupported
@@ -32,6 +33,7 @@ public final class WireValidationException extends Exception {
     super(field + ": " + message);
     this.kind = Objects.requireNonNull(kind, "kind");
     this.field = Objects.requireNonNull(field, "field");
+    this.detail = Objects.requireNonNull(message, "message");
   }
 
   /** Convenience factory for a malformed value. */
@@ -52,6 +54,11 @@ public final class WireValidationException extends Exception {
   /** Dotted path of the offending field. */
   public String field() {
     return field;
+  }
+
+  /** The message without the field prefix, e.g. an exact upstream error text. */
+  public String detail() {
+    return detail;
   }
 
   /** True if the value is unsupported rather than malformed. */

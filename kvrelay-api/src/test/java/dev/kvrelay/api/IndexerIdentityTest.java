@@ -1,0 +1,55 @@
+package dev.kvrelay.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** producer.md §1.3 card inputs: ZeroBlockSize, u32 range, hash format selection. */
+class IndexerIdentityTest {
+
+  private static final DynamoEndpointId EP = new DynamoEndpointId("prod", "router", "generate");
+
+  private static WireValidationException rejected(long blockSize) {
+    WireValidationException e = catchThrowableOfType(WireValidationException.class,
+        () -> IndexerIdentity.fromCard("meta/llama", "llama", blockSize, false, EP, null, null));
+    assertThat(e).isNotNull();
+    assertThat(e.kind()).isEqualTo(WireValidationException.Kind.MALFORMED);
+    assertThat(e.field()).isEqualTo("kv_cache_block_size");
+    return e;
+  }
+
+  @Test
+  void zeroBlockSizeYieldsNoDomain() {
+    assertThat(rejected(0).detail()).isEqualTo("KV query block size must be nonzero");
+    assertThatThrownBy(() -> new KvQuerySemantics(0, KvQueryHashFormat.DYNAMO_STANDARD_V1))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void blockSizeMustFitU32() throws Exception {
+    rejected(-1);
+    rejected(1L << 32);
+    DigestIdentity max = IndexerIdentity.fromCard("m", "m", 0xFFFF_FFFFL, false, EP, null, null).cacheSemantics();
+    assertThat(max.digest()).isEqualTo(
+        ReferenceBlake3.digest16(ReferenceBlake3.cacheMaterial(List.of("m"), null, 0xFFFF_FFFFL, 1)));
+  }
+
+  @Test
+  void enableEagleSelectsHashFormat2() throws Exception {
+    DigestIdentity eagle = IndexerIdentity.fromCard("m", "m", 16, true, EP, null, null).cacheSemantics();
+    assertThat(eagle.digest()).isEqualTo(ReferenceBlake3.digest16(ReferenceBlake3.cacheMaterial(List.of("m"), null, 16, 2)));
+  }
+
+  @Test
+  void malformedArtifactTextIsRejected() {
+    WireValidationException e = catchThrowableOfType(WireValidationException.class,
+        () -> IndexerIdentity.fromCard(null, "bad\uDC00", 16, false, EP, null, null));
+    assertThat(e).isNotNull();
+    assertThat(e.field()).isEqualTo("display_name");
+    assertThat(catchThrowableOfType(WireValidationException.class,
+        () -> IndexerIdentity.fromCard(null, null, 16, false, EP, null, null))).isNotNull();
+  }
+}
