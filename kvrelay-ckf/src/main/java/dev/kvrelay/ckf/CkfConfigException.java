@@ -1,8 +1,8 @@
 package dev.kvrelay.ckf;
 
 /**
- * A rejected CKF configuration value (sizing, kick budget, publication cadence), carrying a typed
- * {@link Reason}. Immutable and thread-safe.
+ * Immutable and thread-safe rejection of a CKF configuration value (sizing, kick budget, publication
+ * cadence), carrying a typed {@link Reason}.
  */
 public final class CkfConfigException extends Exception {
   private static final long serialVersionUID = 1L;

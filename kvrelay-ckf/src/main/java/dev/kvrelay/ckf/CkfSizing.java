@@ -3,8 +3,8 @@ package dev.kvrelay.ckf;
 import dev.kvrelay.api.CkfFormat;
 
 /**
- * CKF sizing rules: the bucket count for an expected number of unique blocks, and the kick budget
- * bounds. Stateless and thread-safe.
+ * Stateless and thread-safe CKF sizing rules: the bucket count for an expected number of unique
+ * blocks, and the kick budget bounds.
  *
  * <p>{@code B = nextPow2(max(2, floor((5·E + 15) / 16)))}: at most 80 % load of the {@code 4·B} slots
  * before rounding up. All arguments are unsigned 64-bit values.

@@ -3,8 +3,8 @@ package dev.kvrelay.ckf;
 import dev.kvrelay.api.CkfFormat;
 
 /**
- * The producer's physical cuckoo table: {@code B} packed {@code u64} buckets, partial-key addressing,
- * splitmix64 kicks with full rollback. Not thread-safe: confined to the pool actor (single writer).
+ * Not thread-safe: confined to the pool actor (single writer). The producer's physical cuckoo table:
+ * {@code B} packed {@code u64} buckets, partial-key addressing, splitmix64 kicks with full rollback.
  *
  * <p>Insert: lowest empty slot of bucket A, else of bucket B; else the kick phase (start-bucket coin
  * {@code next() & 1}, then up to {@code maxKicks} swaps at slot {@code next() & 3}, each followed by a

@@ -1,8 +1,8 @@
 package dev.kvrelay.ckf;
 
 /**
- * Static helpers on one CKF bucket: a {@code u64} word holding four 16-bit fingerprint slots. Stateless
- * and thread-safe; nothing here allocates.
+ * Stateless and thread-safe static helpers on one CKF bucket, a {@code u64} word holding four 16-bit
+ * fingerprint slots; nothing here allocates.
  *
  * <p>Slot {@code s} (0..3) occupies bits {@code [16·s, 16·s + 15]}, slot 0 being the least significant;
  * the value 0 marks an empty slot. Searches use SWAR on the whole word: a lane is zero exactly when its

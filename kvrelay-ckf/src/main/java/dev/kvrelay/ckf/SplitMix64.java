@@ -1,8 +1,8 @@
 package dev.kvrelay.ckf;
 
 /**
- * The producer's kick-path random source: splitmix64 over a 64-bit state, all arithmetic wrapping.
- * Not thread-safe: confined to the pool actor that owns the table.
+ * Not thread-safe: confined to the pool actor that owns the table. The producer's kick-path random
+ * source: splitmix64 over a 64-bit state, all arithmetic wrapping.
  *
  * <pre>
  *   next():  state += GOLDEN; z = state;
