@@ -11,4 +11,5 @@ module dev.kvrelay.ckf {
   exports dev.kvrelay.ckf;
   exports dev.kvrelay.ckf.hashing;
   exports dev.kvrelay.ckf.cbi1;
+  exports dev.kvrelay.ckf.producer;
 }

@@ -1,0 +1,601 @@
+package dev.kvrelay.ckf.producer;
+
+import dev.kvrelay.api.CkfFormat;
+import dev.kvrelay.ckf.CkfAddressing;
+import dev.kvrelay.ckf.CkfConfigException;
+import dev.kvrelay.ckf.CuckooTable;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Not thread-safe: confined to the pool actor (single writer). One pool's CKF producer: exact
+ * ownership of canonical sequence hashes by (member, external id) mappings, the physical cuckoo table,
+ * the dirty-bucket window and publication sequencing.
+ *
+ * <p><b>Ownership</b> ({@code ckf-cbi1.md} §3.4, decision (b)): the owner count of a canonical hash
+ * counts (member, external id) mappings. A count going 0→1 inserts one fingerprint (with relocation),
+ * 1→0 deletes one if the hash is resident; a failed insert is a capacity omission: ownership stays
+ * committed, the hash is not resident, nothing is reported dirty. Residency filtering is the caller's
+ * job: only primary-residency events reach this class.
+ *
+ * <p><b>Cost</b>: event application does not allocate once the reusable scratch arrays and maps have
+ * grown to the working set (amortized growth only). Publication allocates the image arrays of each
+ * delta or snapshot.
+ *
+ * <p><b>Publication</b> ({@code ckf-cbi1.md} §5): every applied event adds one pending event;
+ * {@link #shouldDrain()} says when the cadence threshold is reached; {@link #drain()} emits the changed
+ * buckets as one delta {@code last → last+1} on the current lease, or a {@link NoPublication} reason.
+ * A drain that changes no bucket is an "unchanged publication": no delta, no sequence advance.
+ */
+public final class CkfProducer {
+  private static final int INITIAL_OWNERS_CAPACITY = 1024;
+
+  private final CkfProducerConfig config;
+  private final CkfAddressing addressing;
+  private final DirtyWindow dirty;
+  private final StoredPreparation preparation = new StoredPreparation();
+  private CuckooTable table;
+  private OwnersMap owners;
+  private MemberDirectory members;
+  private long mappings;
+  private long residentCount;
+
+  private long capacityFailures;
+  private long parentNotFound;
+  private long unknownRemovals;
+  private long invalidBlockSequence;
+  private long ownershipOverflows;
+  private long invariantViolations;
+  private long pendingEvents;
+  private long unchangedPublications;
+  private long netRevertedBuckets;
+  private long publishedDeltas;
+  private long publishedSnapshots;
+  private long droppedWithoutSubscriber;
+  private long oversizedDeltas;
+
+  private long lastSequence;
+  private boolean hasLease;
+  private long lease;
+  private @Nullable FenceReason fence;
+
+  private CkfProducer(CkfProducerConfig config) {
+    this.config = config;
+    this.addressing = CkfAddressing.of(config.format());
+    this.table = newTable();
+    this.dirty = new DirtyWindow(table.bucketCount());
+    this.owners = new OwnersMap(INITIAL_OWNERS_CAPACITY);
+    this.members = new MemberDirectory();
+  }
+
+  /** A new, empty producer: sequence 0, no lease, all buckets zero, RNG at {@code state0}. */
+  public static CkfProducer create(CkfProducerConfig config) {
+    return new CkfProducer(config);
+  }
+
+  private CuckooTable newTable() {
+    try {
+      return CuckooTable.create(addressing, config.maxKicks());
+    } catch (CkfConfigException e) {
+      throw new IllegalStateException("validated max_kicks rejected", e);
+    }
+  }
+
+  // ---------------------------------------------------------------- events
+
+  /**
+   * Applies a Stored event. Rejections ({@code PARENT_BLOCK_NOT_FOUND}, {@code INVALID_BLOCK_SEQUENCE},
+   * {@code OWNERSHIP_DEGREE_OVERFLOW}) commit nothing; {@code CAPACITY_EXHAUSTED} reports an omission
+   * after every block was committed. Counts one pending event in every case.
+   */
+  public CkfOutcome stored(StoredBatch event) {
+    pendingEvents++;
+    int n = event.size();
+    if (n == 0) {
+      return CkfOutcome.OK;
+    }
+    long worker = event.workerId();
+    int rank = event.dpRank();
+    LongLongMap lineage = members.get(worker, rank);
+    CkfOutcome prepared = preparation.prepare(event, lineage);
+    if (prepared != CkfOutcome.OK) {
+      return countRejection(prepared);
+    }
+    for (int i = 0; i < n; i++) {
+      if (preparation.kind(i) == StoredPreparation.NEW_MAPPING) {
+        int o = owners.indexOf(preparation.canonical(i));
+        if (o != OwnersMap.MISSING && owners.ownersAt(o) == OwnersMap.MAX_OWNERS) {
+          return countRejection(CkfOutcome.OWNERSHIP_DEGREE_OVERFLOW);
+        }
+      }
+    }
+    if (lineage == null) {
+      lineage = members.getOrCreate(worker, rank);
+    }
+    CkfOutcome first = CkfOutcome.OK;
+    for (int i = 0; i < n; i++) {
+      long canonical = preparation.canonical(i);
+      CkfOutcome blockOutcome;
+      if (preparation.kind(i) == StoredPreparation.NEW_MAPPING) {
+        blockOutcome = addMapping(lineage, event.rawExternalHash(i), canonical);
+      } else {
+        reoffer(canonical);
+        blockOutcome = CkfOutcome.OK;
+      }
+      if (first == CkfOutcome.OK) {
+        first = blockOutcome;
+      }
+    }
+    return first;
+  }
+
+  private CkfOutcome countRejection(CkfOutcome outcome) {
+    switch (outcome) {
+      case PARENT_BLOCK_NOT_FOUND -> parentNotFound++;
+      case INVALID_BLOCK_SEQUENCE -> invalidBlockSequence++;
+      case OWNERSHIP_DEGREE_OVERFLOW -> ownershipOverflows++;
+      default -> { }
+    }
+    return outcome;
+  }
+
+  private CkfOutcome addMapping(LongLongMap lineage, long external, long canonical) {
+    int o = owners.indexOf(canonical);
+    if (o == OwnersMap.MISSING) {
+      owners.insertAbsent(canonical, 1, false);
+    } else {
+      long count = owners.ownersAt(o);
+      if (count == OwnersMap.MAX_OWNERS) {
+        // Only reachable through a duplicate canonical hash inside one batch; the block is skipped.
+        ownershipOverflows++;
+        return CkfOutcome.OWNERSHIP_DEGREE_OVERFLOW;
+      }
+      owners.setOwnersAt(o, count + 1);
+      if (owners.residentAt(o)) {
+        lineage.insertAbsent(external, canonical);
+        mappings++;
+        return CkfOutcome.OK;
+      }
+    }
+    lineage.insertAbsent(external, canonical);
+    mappings++;
+    if (table.insert(canonical, dirty)) {
+      owners.setResidentAt(owners.indexOf(canonical), true);
+      residentCount++;
+      return CkfOutcome.OK;
+    }
+    capacityFailures++;
+    return CkfOutcome.CAPACITY_EXHAUSTED;
+  }
+
+  private void reoffer(long canonical) {
+    int o = owners.indexOf(canonical);
+    if (o != OwnersMap.MISSING && !owners.residentAt(o) && table.insertWithoutRelocation(canonical, dirty)) {
+      owners.setResidentAt(o, true);
+      residentCount++;
+    }
+  }
+
+  /**
+   * Applies a Removed event for {@code hashes[0, count)}: each known external id drops its mapping and
+   * one owner; unknown ids are counted no-ops. Counts one pending event.
+   *
+   * @throws IllegalArgumentException if {@code count} is outside {@code [0, hashes.length]} (caller bug)
+   */
+  public CkfOutcome removed(long workerId, int dpRank, long[] hashes, int count) {
+    if (count < 0 || count > hashes.length) {
+      throw new IllegalArgumentException("count " + count + " outside 0.." + hashes.length);
+    }
+    pendingEvents++;
+    LongLongMap lineage = members.get(workerId, dpRank);
+    if (lineage == null) {
+      unknownRemovals += count;
+      return CkfOutcome.OK;
+    }
+    CkfOutcome first = CkfOutcome.OK;
+    for (int i = 0; i < count; i++) {
+      int l = lineage.indexOf(hashes[i]);
+      if (l == LongLongMap.MISSING) {
+        unknownRemovals++;
+        continue;
+      }
+      long canonical = lineage.valueAt(l);
+      lineage.removeAt(l);
+      mappings--;
+      CkfOutcome released = releaseOwner(canonical);
+      if (first == CkfOutcome.OK) {
+        first = released;
+      }
+    }
+    return first;
+  }
+
+  /** As {@link #removed(long, int, long[], int)} for the whole array. */
+  public CkfOutcome removed(long workerId, int dpRank, long[] hashes) {
+    return removed(workerId, dpRank, hashes, hashes.length);
+  }
+
+  private CkfOutcome releaseOwner(long canonical) {
+    int o = owners.indexOf(canonical);
+    if (o == OwnersMap.MISSING) {
+      invariantViolations++;
+      return CkfOutcome.INDEXER_INVARIANT_VIOLATION;
+    }
+    long count = owners.ownersAt(o);
+    if (count > 1) {
+      owners.setOwnersAt(o, count - 1);
+      return CkfOutcome.OK;
+    }
+    boolean resident = owners.residentAt(o);
+    owners.removeAt(o);
+    if (!resident) {
+      return CkfOutcome.OK;
+    }
+    residentCount--;
+    if (!table.remove(canonical, dirty)) {
+      invariantViolations++;
+      return CkfOutcome.INDEXER_INVARIANT_VIOLATION;
+    }
+    return CkfOutcome.OK;
+  }
+
+  /** Applies an all-domain Cleared event: every mapping of the member goes. Counts one pending event. */
+  public CkfOutcome cleared(long workerId, int dpRank) {
+    pendingEvents++;
+    return resetRank(workerId, dpRank);
+  }
+
+  /**
+   * Removes every mapping of one member (a rank reset command; not an event, so no pending count).
+   * Sibling ranks and other workers are untouched.
+   */
+  public CkfOutcome resetRank(long workerId, int dpRank) {
+    LongLongMap lineage = members.remove(workerId, dpRank);
+    if (lineage == null) {
+      return CkfOutcome.OK;
+    }
+    CkfOutcome first = CkfOutcome.OK;
+    for (int i = 0; i <= lineage.capacity(); i++) {
+      if (lineage.isOccupied(i)) {
+        CkfOutcome released = releaseOwner(lineage.valueAt(i));
+        if (first == CkfOutcome.OK) {
+          first = released;
+        }
+      }
+    }
+    mappings -= lineage.size();
+    return first;
+  }
+
+  /** Removes every dp rank of {@code workerId} (command; no pending count). */
+  public CkfOutcome removeWorker(long workerId) {
+    CkfOutcome first = CkfOutcome.OK;
+    for (MemberId m : members.sortedMembers()) {
+      if (m.workerId() == workerId) {
+        CkfOutcome r = resetRank(m.workerId(), m.dpRank());
+        if (first == CkfOutcome.OK) {
+          first = r;
+        }
+      }
+    }
+    return first;
+  }
+
+  /**
+   * Replaces the lineages of the given members transactionally. A fresh table (RNG back at
+   * {@code state0}) and ownership state are rebuilt off-side: retained members in sorted member order,
+   * then the replacements in sorted member order. On success the new state is installed and every bucket
+   * whose word differs from the old table is marked dirty against its old value, so the next delta
+   * continues the sequence. On failure ({@code INVALID_TREE_DUMP} for duplicate members,
+   * {@code OWNERSHIP_DEGREE_OVERFLOW}) the old state is untouched. Capacity omissions during the rebuild
+   * are counted and reported as {@code CAPACITY_EXHAUSTED} with the new state installed.
+   */
+  public CkfOutcome replaceRanks(List<RankReplacement> replacements) {
+    List<RankReplacement> sorted = new ArrayList<>(replacements);
+    sorted.sort((x, y) -> x.member().compareTo(y.member()));
+    Set<MemberId> replaced = new HashSet<>();
+    for (RankReplacement r : sorted) {
+      if (!replaced.add(r.member())) {
+        return CkfOutcome.INVALID_TREE_DUMP;
+      }
+    }
+    Rebuild rebuild = new Rebuild(newTable(), new OwnersMap(Math.max(INITIAL_OWNERS_CAPACITY, owners.capacity())));
+    MemberDirectory nextMembers = new MemberDirectory();
+    for (MemberId m : members.sortedMembers()) {
+      if (replaced.contains(m)) {
+        continue;
+      }
+      LongLongMap lineage = members.get(m.workerId(), m.dpRank());
+      if (lineage != null && !rebuild.install(lineage)) {
+        ownershipOverflows++;
+        return CkfOutcome.OWNERSHIP_DEGREE_OVERFLOW;
+      }
+      nextMembers.put(m.workerId(), m.dpRank(), lineage == null ? new LongLongMap(16) : lineage);
+    }
+    for (RankReplacement r : sorted) {
+      if (r.mappingCount() == 0) {
+        continue;
+      }
+      LongLongMap lineage = r.lineageCopy();
+      if (!rebuild.install(lineage)) {
+        ownershipOverflows++;
+        return CkfOutcome.OWNERSHIP_DEGREE_OVERFLOW;
+      }
+      nextMembers.put(r.member().workerId(), r.member().dpRank(), lineage);
+    }
+    CuckooTable old = table;
+    CuckooTable next = rebuild.table;
+    for (int b = 0; b < old.bucketCount(); b++) {
+      long before = old.word(b);
+      if (next.word(b) != before) {
+        dirty.bucketWritten(b, before);
+      }
+    }
+    table = next;
+    owners = rebuild.owners;
+    members = nextMembers;
+    mappings = rebuild.mappings;
+    residentCount = rebuild.resident;
+    capacityFailures += rebuild.omissions;
+    return rebuild.omissions == 0 ? CkfOutcome.OK : CkfOutcome.CAPACITY_EXHAUSTED;
+  }
+
+  /** Off-side state of a rank replacement. */
+  private static final class Rebuild {
+    final CuckooTable table;
+    final OwnersMap owners;
+    long mappings;
+    long resident;
+    long omissions;
+
+    Rebuild(CuckooTable table, OwnersMap owners) {
+      this.table = table;
+      this.owners = owners;
+    }
+
+    /** Adds every mapping of {@code lineage}; false on owner overflow. */
+    boolean install(LongLongMap lineage) {
+      for (int i = 0; i <= lineage.capacity(); i++) {
+        if (!lineage.isOccupied(i)) {
+          continue;
+        }
+        long canonical = lineage.valueAt(i);
+        mappings++;
+        int o = owners.indexOf(canonical);
+        if (o == OwnersMap.MISSING) {
+          owners.insertAbsent(canonical, 1, false);
+        } else {
+          long count = owners.ownersAt(o);
+          if (count == OwnersMap.MAX_OWNERS) {
+            return false;
+          }
+          owners.setOwnersAt(o, count + 1);
+          if (owners.residentAt(o)) {
+            continue;
+          }
+        }
+        if (table.insert(canonical, CuckooTable.IGNORE_WRITES)) {
+          owners.setResidentAt(owners.indexOf(canonical), true);
+          resident++;
+        } else {
+          omissions++;
+        }
+      }
+      return true;
+    }
+  }
+
+  // ---------------------------------------------------------------- publication
+
+  /** True when the pending events reached {@code publish_every_n_events}: drain after this command. */
+  public boolean shouldDrain() {
+    return pendingEvents >= config.publishEveryNEvents();
+  }
+
+  /**
+   * Drains the window: images of the touched buckets whose word differs from its value at first touch,
+   * in first-touch order (net reversions dropped and counted). Resets pending events and the window.
+   *
+   * @return a {@link CkfDelta} {@code last → last+1} on the current lease; a {@link CkfSnapshot} at
+   *     {@code last+1} when the delta would exceed {@link CkfDelta#MAX_IMAGES}; or a
+   *     {@link NoPublication} reason (nothing pending, unchanged, no subscriber, fenced)
+   */
+  public CkfPublication drain() {
+    if (pendingEvents == 0 && dirty.isEmpty()) {
+      return NoPublication.NOTHING_PENDING;
+    }
+    int changed = dirty.changedCount(table);
+    netRevertedBuckets += dirty.touchedCount() - changed;
+    pendingEvents = 0;
+    if (fence != null) {
+      dirty.clear();
+      return NoPublication.FENCED;
+    }
+    if (changed == 0) {
+      dirty.clear();
+      unchangedPublications++;
+      return NoPublication.UNCHANGED;
+    }
+    if (!hasLease) {
+      dirty.clear();
+      droppedWithoutSubscriber++;
+      return NoPublication.NO_SUBSCRIBER;
+    }
+    if (lastSequence == -1L) {
+      dirty.clear();
+      fence = FenceReason.SEQUENCE_EXHAUSTED;
+      return NoPublication.FENCED;
+    }
+    if (changed > CkfDelta.MAX_IMAGES) {
+      dirty.clear();
+      oversizedDeltas++;
+      publishedSnapshots++;
+      lastSequence++;
+      return new CkfSnapshot(lease, lastSequence, table.copyWords());
+    }
+    int[] buckets = new int[changed];
+    long[] words = new long[changed];
+    dirty.copyChanged(table, buckets, words);
+    dirty.clear();
+    long base = lastSequence;
+    lastSequence = base + 1;
+    publishedDeltas++;
+    return new CkfDelta(lease, base, lastSequence, buckets, words);
+  }
+
+  /**
+   * Barrier snapshot for a new subscriber lease: drains the pending tail and publishes it on the old
+   * lease (if one exists and the publisher is not fenced), then installs {@code newLease}, clears the
+   * fence and returns a copy of all words at the resulting sequence {@code N}. The next delta is
+   * {@code N → N+1}. A tail too large for one delta ({@link CkfDelta#MAX_IMAGES}) consumes its
+   * sequence number without a delta (old-lease consumers see a gap and fail safe); the snapshot carries
+   * its content.
+   *
+   * @throws CkfPublicationException {@code SEQUENCE_EXHAUSTED} if the sequence is at {@code u64::MAX}
+   *     or the publisher is fenced for exhaustion; nothing changes
+   */
+  public BarrierSnapshot snapshotAfterBarrier(long newLease) throws CkfPublicationException {
+    if (lastSequence == -1L || fence == FenceReason.SEQUENCE_EXHAUSTED) {
+      throw new CkfPublicationException(FenceReason.SEQUENCE_EXHAUSTED,
+          "publication sequence exhausted at " + Long.toUnsignedString(lastSequence));
+    }
+    long[] words = table.copyWords();
+    CkfPublication tail = drain();
+    lease = newLease;
+    hasLease = true;
+    fence = null;
+    publishedSnapshots++;
+    return new BarrierSnapshot(tail instanceof CkfDelta d ? d : null, new CkfSnapshot(newLease, lastSequence, words));
+  }
+
+  /**
+   * The transport could not take {@code delta}: fence the publisher ({@code DELIVERY_UNCERTAIN}) and,
+   * if it is the latest delta, take its sequence back. Only a barrier snapshot clears the fence.
+   */
+  public void deliveryFailed(CkfDelta delta) {
+    if (delta.sequence() == lastSequence) {
+      lastSequence = delta.baseSequence();
+    }
+    fence = FenceReason.DELIVERY_UNCERTAIN;
+  }
+
+  /** Drops the subscriber lease: materialization is disabled until the next barrier snapshot. */
+  public void retireLease() {
+    hasLease = false;
+    lease = 0;
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  public CkfProducerConfig config() {
+    return config;
+  }
+
+  public CkfFormat format() {
+    return config.format();
+  }
+
+  public int bucketCount() {
+    return table.bucketCount();
+  }
+
+  /** True if the table answers present for {@code canonicalHash} (false positives possible). */
+  public boolean contains(long canonicalHash) {
+    return table.contains(canonicalHash);
+  }
+
+  /** Current word of {@code bucket}. */
+  public long word(int bucket) {
+    return table.word(bucket);
+  }
+
+  /** A copy of all words. */
+  public long[] copyWords() {
+    return table.copyWords();
+  }
+
+  public long pendingEvents() {
+    return pendingEvents;
+  }
+
+  /** Last published sequence (unsigned; starts at 0). */
+  public long lastSequence() {
+    return lastSequence;
+  }
+
+  public boolean hasLease() {
+    return hasLease;
+  }
+
+  public @Nullable FenceReason fenceReason() {
+    return fence;
+  }
+
+  public long residentCount() {
+    return residentCount;
+  }
+
+  public long mappingCount() {
+    return mappings;
+  }
+
+  public long capacityFailures() {
+    return capacityFailures;
+  }
+
+  /** Counter and gauge snapshot (allocates one record). */
+  public CkfProducerStats stats() {
+    return new CkfProducerStats(capacityFailures, parentNotFound, unknownRemovals, invalidBlockSequence,
+        ownershipOverflows, invariantViolations, residentCount, mappings, owners.size(), members.size(),
+        table.occupiedSlots(), pendingEvents, dirty.touchedCount(), unchangedPublications, netRevertedBuckets,
+        publishedDeltas, publishedSnapshots, droppedWithoutSubscriber, oversizedDeltas, lastSequence, fence != null);
+  }
+
+  /**
+   * Heap bytes held by the ownership maps (member directory, every lineage, the owners map), computed
+   * from array lengths; excludes the table ({@code 8·B}) and the dirty window.
+   */
+  public long ownershipFootprintBytes() {
+    return members.footprintBytes() + owners.footprintBytes();
+  }
+
+  // ---------------------------------------------------------------- package-private views for tests
+
+  /** Owner count of a canonical hash, or -1 if it has none. */
+  long ownersOf(long canonical) {
+    int o = owners.indexOf(canonical);
+    return o == OwnersMap.MISSING ? -1 : owners.ownersAt(o);
+  }
+
+  boolean isResident(long canonical) {
+    int o = owners.indexOf(canonical);
+    return o != OwnersMap.MISSING && owners.residentAt(o);
+  }
+
+  OwnersMap ownersMap() {
+    return owners;
+  }
+
+  MemberDirectory memberDirectory() {
+    return members;
+  }
+
+  DirtyWindow dirtyWindow() {
+    return dirty;
+  }
+
+  CuckooTable table() {
+    return table;
+  }
+
+  void forceOwnersForTest(long canonical, long count) {
+    owners.setOwnersAt(owners.indexOf(canonical), count);
+  }
+
+  void forceLastSequenceForTest(long sequence) {
+    lastSequence = sequence;
+  }
+}

@@ -1,0 +1,91 @@
+package dev.kvrelay.ckf.producer;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Not thread-safe: reusable scratch confined to the pool actor. The validation half of a Stored event:
+ * resolves the parent, computes each block's canonical hash and classifies it as a new mapping or a
+ * re-offer, without touching any state. Allocation-free once its arrays fit the largest batch.
+ */
+final class StoredPreparation {
+  static final byte NEW_MAPPING = 1;
+  static final byte REOFFER = 2;
+
+  private long[] canonical = new long[64];
+  private byte[] kinds = new byte[64];
+  /** External ids first mapped earlier in the current batch; empty between calls. */
+  private final LongLongMap batchMappings = new LongLongMap(64);
+
+  /**
+   * Prepares {@code event} against {@code lineage} (the member's lineage, or null if it has none).
+   * On {@link CkfOutcome#OK} {@link #canonical(int)} and {@link #kind(int)} describe every block.
+   */
+  CkfOutcome prepare(StoredBatch event, @Nullable LongLongMap lineage) {
+    int n = event.size();
+    ensureCapacity(n);
+    long parent = 0;
+    boolean chained = false;
+    if (event.hasParent()) {
+      int p = lineage == null ? LongLongMap.MISSING : lineage.indexOf(event.parentHash());
+      if (p == LongLongMap.MISSING) {
+        return CkfOutcome.PARENT_BLOCK_NOT_FOUND;
+      }
+      parent = lineage.valueAt(p);
+      chained = true;
+    } else if (event.hasStartPosition() && event.startPosition() != 0) {
+      return CkfOutcome.INVALID_BLOCK_SEQUENCE;
+    }
+    CkfOutcome result = CkfOutcome.OK;
+    int i = 0;
+    for (; i < n; i++) {
+      long tokens = event.rawTokensHash(i);
+      long c = chained ? CanonicalHash.child(parent, tokens) : CanonicalHash.root(tokens);
+      parent = c;
+      chained = true;
+      long external = event.rawExternalHash(i);
+      int known = lineage == null ? LongLongMap.MISSING : lineage.indexOf(external);
+      if (known != LongLongMap.MISSING) {
+        if (lineage.valueAt(known) != c) {
+          result = CkfOutcome.INVALID_BLOCK_SEQUENCE;
+          break;
+        }
+        kinds[i] = REOFFER;
+      } else {
+        int earlier = batchMappings.indexOf(external);
+        if (earlier != LongLongMap.MISSING) {
+          if (batchMappings.valueAt(earlier) != c) {
+            result = CkfOutcome.INVALID_BLOCK_SEQUENCE;
+            break;
+          }
+          kinds[i] = REOFFER;
+        } else {
+          batchMappings.insertAbsent(external, c);
+          kinds[i] = NEW_MAPPING;
+        }
+      }
+      canonical[i] = c;
+    }
+    for (int j = 0; j < i; j++) {
+      if (kinds[j] == NEW_MAPPING) {
+        batchMappings.remove(event.rawExternalHash(j));
+      }
+    }
+    return result;
+  }
+
+  long canonical(int i) {
+    return canonical[i];
+  }
+
+  byte kind(int i) {
+    return kinds[i];
+  }
+
+  private void ensureCapacity(int n) {
+    if (n > canonical.length) {
+      int cap = Math.max(n, canonical.length + (canonical.length >>> 1));
+      canonical = new long[cap];
+      kinds = new byte[cap];
+    }
+  }
+}
