@@ -1,5 +1,6 @@
 package dev.kvrelay.ckf.producer;
 
+import dev.kvrelay.ckf.hashing.SequenceHash;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,7 +40,7 @@ final class StoredPreparation {
     int i = 0;
     for (; i < n; i++) {
       long tokens = event.rawTokensHash(i);
-      long c = chained ? CanonicalHash.child(parent, tokens) : CanonicalHash.root(tokens);
+      long c = chained ? SequenceHash.child(parent, tokens) : SequenceHash.root(tokens);
       parent = c;
       chained = true;
       long external = event.rawExternalHash(i);

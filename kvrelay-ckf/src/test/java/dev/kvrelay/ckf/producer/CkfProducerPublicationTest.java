@@ -1,5 +1,6 @@
 package dev.kvrelay.ckf.producer;
 
+import dev.kvrelay.ckf.hashing.SequenceHash;
 import static dev.kvrelay.ckf.producer.Fixtures.producer;
 import static dev.kvrelay.ckf.producer.Fixtures.stored;
 import static dev.kvrelay.ckf.producer.Fixtures.storedAfter;
@@ -253,13 +254,13 @@ class CkfProducerPublicationTest {
     assertThat(p.replaceRanks(List.of(added, r))).isEqualTo(CkfOutcome.OK);
 
     assertThat(p.table().rngState()).as("fresh RNG, no kicks needed").isEqualTo(SplitMix64.laneSeed(CkfFormat.DEFAULT_SEED, 0));
-    long child = CanonicalHash.child(100, 400);
+    long child = SequenceHash.child(100, 400);
     assertThat(p.ownersOf(100)).isEqualTo(1);
     assertThat(p.ownersOf(child)).isEqualTo(1);
-    assertThat(p.ownersOf(CanonicalHash.child(100, 101))).isEqualTo(-1);
+    assertThat(p.ownersOf(SequenceHash.child(100, 101))).isEqualTo(-1);
     assertThat(p.ownersOf(200)).isEqualTo(2);
     assertThat(p.ownersOf(300)).isEqualTo(1);
-    assertThat(p.contains(CanonicalHash.child(100, 101))).isFalse();
+    assertThat(p.contains(SequenceHash.child(100, 101))).isFalse();
     assertThat(p.residentCount()).isEqualTo(4);
     assertThat(p.mappingCount()).isEqualTo(5);
     CkfDelta d = delta(p.drain());

@@ -1,5 +1,6 @@
 package dev.kvrelay.ckf.producer;
 
+import dev.kvrelay.ckf.hashing.SequenceHash;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -52,7 +53,7 @@ final class OwnershipModel {
       return CkfOutcome.INVALID_BLOCK_SEQUENCE;
     }
     for (int i = 0; i < e.size(); i++) {
-      long c = parent == null ? e.tokensHash(i) : CanonicalHash.child(parent, e.tokensHash(i));
+      long c = parent == null ? e.tokensHash(i) : SequenceHash.child(parent, e.tokensHash(i));
       parent = c;
       long ext = e.externalHash(i);
       Long known = lineage.containsKey(ext) ? lineage.get(ext) : fresh.get(ext);
