@@ -10,4 +10,5 @@ module dev.kvrelay.ckf {
 
   exports dev.kvrelay.ckf;
   exports dev.kvrelay.ckf.hashing;
+  exports dev.kvrelay.ckf.consumer;
 }
