@@ -12,4 +12,5 @@ module dev.kvrelay.ckf {
   exports dev.kvrelay.ckf.hashing;
   exports dev.kvrelay.ckf.cbi1;
   exports dev.kvrelay.ckf.producer;
+  exports dev.kvrelay.ckf.consumer;
 }

@@ -1,0 +1,17 @@
+package dev.kvrelay.ckf.consumer;
+
+/**
+ * Called by one searching thread at a time: the membership oracle of the prefix-depth search, telling
+ * which lanes hold the sequence element at a position. Implementations must not allocate on the hot path.
+ */
+@FunctionalInterface
+public interface LaneProbe {
+  /**
+   * The 16-bit presence mask of {@code position}.
+   *
+   * @param position a position in {@code [0, n)}
+   * @param lanes the lanes whose answer the search will read; bits outside may be anything
+   * @return bit {@code lane} set iff the element at {@code position} is present in that lane
+   */
+  int probe(int position, int lanes);
+}

@@ -1,0 +1,118 @@
+package dev.kvrelay.ckf.consumer;
+
+import dev.kvrelay.api.CkfFormat;
+import dev.kvrelay.ckf.CkfAddressing;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * Thread-safe under a single-writer-per-lane contract: B buckets × 16 lanes of packed CKF words, stored
+ * bucket-major and lane-minor (word index {@code bucket·16 + lane}), read by any number of query threads.
+ *
+ * <p>Every word is read and written with opaque (relaxed, untorn) access. Lane readiness is a 16-bit mask:
+ * a lane's writer publishes its ready bit with release semantics after storing a complete snapshot, and a
+ * query loads the mask once with acquire semantics. There is no seqlock and no retry: a delta that writes
+ * several buckets is not atomic for readers, so a concurrent query may observe a mixture of old and new
+ * buckets of one lane (the weak-read contract of ckf-cbi1.md §7). Probing neither allocates nor locks.
+ */
+public final class TransposedCkfTable {
+  /** Number of lanes (one bit each in a probe mask). */
+  public static final int LANES = 16;
+  /** Mask of all lanes. */
+  public static final int ALL_LANES = (1 << LANES) - 1;
+
+  private static final long LOW_BITS = 0x0001_0001_0001_0001L;
+  private static final long HIGH_BITS = 0x8000_8000_8000_8000L;
+  private static final VarHandle WORDS = MethodHandles.arrayElementVarHandle(long[].class);
+  private static final VarHandle READY;
+
+  static {
+    try {
+      READY = MethodHandles.lookup().findVarHandle(TransposedCkfTable.class, "readyLanes", int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private final long[] words;
+  private final int bucketCount;
+  private final int bucketMask;
+  /** Accessed only through {@link #READY}. */
+  @SuppressWarnings("unused")
+  private int readyLanes;
+
+  private TransposedCkfTable(int bucketCount) {
+    this.bucketCount = bucketCount;
+    this.bucketMask = bucketCount - 1;
+    this.words = new long[bucketCount * LANES];
+  }
+
+  /** An all-empty table sized for {@code format} (16·B words, no lane ready). */
+  public static TransposedCkfTable of(CkfFormat format) {
+    return new TransposedCkfTable(format.bucketCount());
+  }
+
+  /** Number of buckets B. */
+  public int bucketCount() {
+    return bucketCount;
+  }
+
+  /** The word of {@code lane} in {@code bucket} (opaque read). */
+  public long load(int bucket, int lane) {
+    return (long) WORDS.getOpaque(words, bucket * LANES + lane);
+  }
+
+  /** Stores a word (opaque write); only the lane's single writer may call this. */
+  void store(int bucket, int lane, long word) {
+    WORDS.setOpaque(words, bucket * LANES + lane, word);
+  }
+
+  /** The ready-lane mask, loaded with acquire semantics. */
+  public int readyLanes() {
+    return (int) READY.getAcquire(this);
+  }
+
+  /** Sets the lane's ready bit with release semantics, publishing every word stored before. */
+  void publishReady(int lane) {
+    int unused = (int) READY.getAndBitwiseOrRelease(this, 1 << lane);
+  }
+
+  /** Clears the lane's ready bit (volatile read-modify-write, before any following store). */
+  void retireReady(int lane) {
+    int unused = (int) READY.getAndBitwiseAnd(this, ~(1 << lane));
+  }
+
+  /**
+   * The 16-bit probe mask of a packed address (from {@link CkfAddressing#prepare(long)} of this table's
+   * format): bit {@code lane} is set iff the fingerprint sits in the lane's word of bucket A or bucket B.
+   */
+  public int probe(long packedAddress) {
+    return probe(packedAddress, ALL_LANES);
+  }
+
+  /**
+   * Like {@link #probe(long)}, but examines only the lanes in {@code lanes}; other bits of the result are 0.
+   * Bucket indexes are masked to the table size, so a foreign address cannot index out of range.
+   */
+  public int probe(long packedAddress, int lanes) {
+    long pattern = (packedAddress & 0xFFFFL) * LOW_BITS;
+    int baseA = (CkfAddressing.bucketA(packedAddress) & bucketMask) * LANES;
+    int baseB = (CkfAddressing.bucketB(packedAddress) & bucketMask) * LANES;
+    long[] w = words;
+    int hits = 0;
+    // Only the requested lanes: after galloping most probes ask for a few lanes.
+    for (int remaining = lanes & ALL_LANES; remaining != 0; remaining &= remaining - 1) {
+      int lane = Integer.numberOfTrailingZeros(remaining);
+      long x = (long) WORDS.getOpaque(w, baseA + lane) ^ pattern;
+      long y = (long) WORDS.getOpaque(w, baseB + lane) ^ pattern;
+      long z = zeroSlots(x) | zeroSlots(y);
+      hits |= (int) ((z | -z) >>> 63) << lane;
+    }
+    return hits;
+  }
+
+  /** Non-zero iff some 16-bit slot of {@code x} is zero (exact SWAR test). */
+  private static long zeroSlots(long x) {
+    return (x - LOW_BITS) & ~x & HIGH_BITS;
+  }
+}
