@@ -11,7 +11,7 @@ public final class HashingInputException extends Exception {
 
   /** Why the input was rejected. */
   public enum Reason {
-    /** The block size is negative, or zero where the hash format needs a positive one (EAGLE). */
+    /** The block size is zero where the hash format needs a positive one (EAGLE). */
     BLOCK_SIZE_INVALID,
     /** An offset / length pair does not lie inside its array, or input and output overlap unsafely. */
     INPUT_RANGE_INVALID,

@@ -16,7 +16,7 @@ import dev.kvrelay.api.KvQueryHashFormat;
  *       yields no blocks.
  *   <li>{@link KvQueryHashFormat#DYNAMO_EAGLE_V1}: windows of {@code blockSize + 1} tokens with stride
  *       {@code blockSize}, so block {@code i} covers tokens {@code [i·bs, i·bs + bs]} and there are
- *       {@code (n − 1) / blockSize} blocks ({@code n == 0} gives none); the block size must be positive.
+ *       {@code (n − 1) / blockSize} blocks ({@code n == 0} gives none); the block size must not be 0.
  * </ul>
  *
  * <p>A block with multimodal objects hashes its window's token bytes followed by the block's
@@ -39,16 +39,18 @@ public final class TokenBlockHasher {
   /**
    * A hasher for one pool's query semantics.
    *
-   * @param blockSize the pool's {@code kv_block_size}: at least 0 for the standard format (0 yields no
-   *     blocks), at least 1 for EAGLE
-   * @throws HashingInputException {@code BLOCK_SIZE_INVALID} for a negative block size, or 0 with EAGLE
+   * @param blockSize the pool's {@code kv_block_size}, a u32 held in an {@code int} as
+   *     {@link dev.kvrelay.api.KvQuerySemantics#kvBlockSize()} holds it: 0 yields no blocks with the
+   *     standard format; from 2^31 up (negative as an {@code int}) it exceeds every token count and yields
+   *     no blocks
+   * @throws HashingInputException {@code BLOCK_SIZE_INVALID} for block size 0 with EAGLE
    */
   public static TokenBlockHasher create(KvQueryHashFormat format, int blockSize, BlockHashSalt salt)
       throws HashingInputException {
-    if (blockSize < 0 || (blockSize == 0 && format == KvQueryHashFormat.DYNAMO_EAGLE_V1)) {
+    if (blockSize == 0 && format == KvQueryHashFormat.DYNAMO_EAGLE_V1) {
       throw new HashingInputException(
           HashingInputException.Reason.BLOCK_SIZE_INVALID,
-          "block size " + blockSize + " is not valid for " + format);
+          "block size " + Integer.toUnsignedString(blockSize) + " is not valid for " + format);
     }
     return new TokenBlockHasher(format, blockSize, salt);
   }
@@ -64,7 +66,7 @@ public final class TokenBlockHasher {
     return format;
   }
 
-  /** The pool's {@code kv_block_size}. */
+  /** The pool's {@code kv_block_size} (u32 bits; read it with {@link Integer#toUnsignedLong(int)}). */
   public int blockSize() {
     return blockSize;
   }
@@ -76,7 +78,8 @@ public final class TokenBlockHasher {
 
   /** The number of block hashes for {@code tokenCount} tokens (0 for a negative count). */
   public int blockCount(int tokenCount) {
-    if (tokenCount <= 0 || blockSize == 0) {
+    // blockSize < 0 is a u32 of at least 2^31, more than any int token count: no complete window.
+    if (tokenCount <= 0 || blockSize <= 0) {
       return 0;
     }
     return format == KvQueryHashFormat.DYNAMO_EAGLE_V1
