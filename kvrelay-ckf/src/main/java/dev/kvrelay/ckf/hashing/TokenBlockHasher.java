@@ -4,8 +4,9 @@ import com.dynatrace.hash4j.hashing.HashStream64;
 import dev.kvrelay.api.KvQueryHashFormat;
 
 /**
- * Local block hashes ({@code LocalBlockHash}) and canonical sequence hashes of a request's tokens, for one
- * pool's query semantics. Not thread-safe: it owns a reusable XXH3 stream, so use one instance per thread.
+ * Not thread-safe (it owns a reusable XXH3 stream, so use one instance per thread): local block hashes
+ * ({@code LocalBlockHash}) and canonical sequence hashes of a request's tokens, for one pool's query
+ * semantics.
  *
  * <p>Tokens are unsigned 32-bit values held in {@code int}s and hashed as their little-endian bytes with
  * the {@link BlockHashSalt} seed ({@code runtime-inputs.md} §7.1):
