@@ -1,8 +1,8 @@
 package dev.kvrelay.api;
 
 /**
- * How a pool's block hashes are windowed over the request's tokens (wire enum {@code KvQueryHashFormat}).
- * Immutable and thread-safe.
+ * Immutable and thread-safe: how a pool's block hashes are windowed over the request's tokens (wire enum
+ * {@code KvQueryHashFormat}).
  */
 public enum KvQueryHashFormat {
   /** {@code DYNAMO_STANDARD_V1}: non-overlapping windows of {@code kv_block_size} tokens. */

@@ -22,7 +22,7 @@ public sealed interface ModelTarget extends Comparable<ModelTarget> permits Mode
   }
 
   /**
-   * A base model.
+   * Immutable and thread-safe: a base model.
    *
    * @param baseModel the model name; valid text
    */
@@ -34,7 +34,7 @@ public sealed interface ModelTarget extends Comparable<ModelTarget> permits Mode
   }
 
   /**
-   * A LoRA adapter on a base model.
+   * Immutable and thread-safe: a LoRA adapter on a base model.
    *
    * @param baseModel the base model name; valid text
    * @param adapter the canonical adapter id (runtime {@code lora.name}): the block-hash salt; valid text

@@ -3,7 +3,7 @@ package dev.kvrelay.api;
 import java.util.Objects;
 
 /**
- * A value broke the wire contract. Immutable and safe to share between threads.
+ * Immutable and thread-safe: a value broke the wire contract.
  *
  * <p>{@link Kind#MALFORMED} values are rejected outright ({@code INVALID_REQUEST} on the server);
  * {@link Kind#UNSUPPORTED} values may be valid in a newer protocol revision, so consumers quarantine
@@ -12,7 +12,10 @@ import java.util.Objects;
 public final class WireValidationException extends Exception {
   private static final long serialVersionUID = 1L;
 
-  /** Whether the value is broken or merely from a revision this build does not understand. */
+  /**
+   * Immutable and thread-safe: whether the value is broken or merely from a revision this build does not
+   * understand.
+   */
   public enum Kind {
     /** The value can never be valid; reject it. */
     MALFORMED,

@@ -43,6 +43,24 @@ class IndexerIdentityTest {
     assertThat(eagle.digest()).isEqualTo(ReferenceBlake3.digest16(ReferenceBlake3.cacheMaterial(List.of("m"), null, 16, 2)));
   }
 
+  /**
+   * Decision pinned: runtime-inputs.md §7.3 "Decision needed — what selects EAGLE": follow
+   * {@code runtime_config.enable_eagle} alone, whatever the worker type (a prefill worker is standard
+   * because it does not set enable_eagle). The card derivation takes no worker type; the flag alone flips
+   * the hash format (wire and identity version 2 vs 1) and with it the cache-semantics digest (vectors.md §7).
+   */
+  @Test
+  void decisionPinned_enableEagleAloneSelectsTheHashFormat() throws Exception {
+    assertThat(KvQueryHashFormat.fromEnableEagle(true)).isEqualTo(KvQueryHashFormat.DYNAMO_EAGLE_V1);
+    assertThat(KvQueryHashFormat.fromEnableEagle(false)).isEqualTo(KvQueryHashFormat.DYNAMO_STANDARD_V1);
+    assertThat(KvQueryHashFormat.DYNAMO_EAGLE_V1.wireValue()).isEqualTo(2);
+    assertThat(KvQueryHashFormat.DYNAMO_STANDARD_V1.wireValue()).isEqualTo(1);
+    assertThat(IndexerIdentity.fromCard("meta/llama", "x", 512, true, EP, null, null).cacheSemantics().hex())
+        .isEqualTo("deae03cf69f6e4a47cbec26ceba95354");
+    assertThat(IndexerIdentity.fromCard("meta/llama", "x", 512, false, EP, null, null).cacheSemantics().hex())
+        .isEqualTo("7d31eb9019357572470605f4a8be687e");
+  }
+
   @Test
   void malformedArtifactTextIsRejected() {
     WireValidationException e = catchThrowableOfType(WireValidationException.class,

@@ -12,7 +12,7 @@ import java.util.Objects;
 public final class Cbi1DecodeException extends Exception {
   private static final long serialVersionUID = 1L;
 
-  /** Why the frame was rejected, in the decoder's check order. */
+  /** Immutable and thread-safe: why the frame was rejected, in the decoder's check order. */
   public enum Reason {
     /** Frame shorter than the 48-byte header. */
     TRUNCATED("Truncated"),

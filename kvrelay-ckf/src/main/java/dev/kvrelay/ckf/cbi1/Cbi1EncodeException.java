@@ -9,7 +9,7 @@ import java.util.Objects;
 public final class Cbi1EncodeException extends Exception {
   private static final long serialVersionUID = 1L;
 
-  /** Why the encoder refused; upstream error names in the constant docs. */
+  /** Immutable and thread-safe: why the encoder refused; upstream error names in the constant docs. */
   public enum Reason {
     /** {@code DeltaImageCount}: more than {@link Cbi1#MAX_DELTA_IMAGES} images. */
     DELTA_IMAGE_COUNT,

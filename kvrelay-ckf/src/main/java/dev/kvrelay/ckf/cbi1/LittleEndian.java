@@ -4,7 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
-/** Little-endian reads and writes on byte arrays through view VarHandles. Stateless and thread-safe. */
+/** Stateless and thread-safe: little-endian reads and writes on byte arrays through view VarHandles. */
 final class LittleEndian {
   private static final VarHandle LONG =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);

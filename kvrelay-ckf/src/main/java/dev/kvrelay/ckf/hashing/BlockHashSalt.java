@@ -3,8 +3,8 @@ package dev.kvrelay.ckf.hashing;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The XXH3 seed of a request's local block hashes, derived from its LoRA adapter and cache namespace.
- * Immutable and thread-safe.
+ * Immutable and thread-safe: the XXH3 seed of a request's local block hashes, derived from its LoRA
+ * adapter and cache namespace.
  *
  * <p>Additive variant (a) of the salt decision in {@code runtime-inputs.md} §7.1: start at
  * {@value #BASE_SEED}; a non-empty LoRA name adds {@code XXH3_64(utf8(lora), seed 0)}; a non-empty cache

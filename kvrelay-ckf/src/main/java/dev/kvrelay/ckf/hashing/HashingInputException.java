@@ -1,7 +1,7 @@
 package dev.kvrelay.ckf.hashing;
 
 /**
- * Rejected input to token or sequence hashing, with a typed {@link Reason}. Immutable and thread-safe.
+ * Immutable and thread-safe: rejected input to token or sequence hashing, with a typed {@link Reason}.
  *
  * <p>Thrown before any output is written: a rejected call leaves the caller's arrays and the hasher
  * unchanged.
@@ -9,9 +9,9 @@ package dev.kvrelay.ckf.hashing;
 public final class HashingInputException extends Exception {
   private static final long serialVersionUID = 1L;
 
-  /** Why the input was rejected. */
+  /** Immutable and thread-safe: why the input was rejected. */
   public enum Reason {
-    /** The block size is negative, or zero where the hash format needs a positive one (EAGLE). */
+    /** The block size is zero where the hash format needs a positive one (EAGLE). */
     BLOCK_SIZE_INVALID,
     /** An offset / length pair does not lie inside its array, or input and output overlap unsafely. */
     INPUT_RANGE_INVALID,

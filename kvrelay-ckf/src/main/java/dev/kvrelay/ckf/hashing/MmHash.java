@@ -3,8 +3,8 @@ package dev.kvrelay.ckf.hashing;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Multimodal object hashes ({@code mm_hash}): derivation from an identifier and the SGLang pad token.
- * Stateless and thread-safe.
+ * Stateless and thread-safe: multimodal object hashes ({@code mm_hash}), derivation from an identifier
+ * and the SGLang pad token.
  */
 public final class MmHash {
   /** Length of a hex digest identifier whose prefix is the {@code mm_hash}. */

@@ -3,8 +3,8 @@ package dev.kvrelay.ckf.hashing;
 import java.util.Arrays;
 
 /**
- * Per-block multimodal object hashes of one request, kept sorted ascending as unsigned 64-bit values.
- * Immutable and thread-safe.
+ * Immutable and thread-safe: per-block multimodal object hashes of one request, kept sorted ascending as
+ * unsigned 64-bit values.
  *
  * <p>Entry {@code i} lists the {@code mm_hash} values of the objects overlapping block {@code i}; blocks
  * past the end, and empty entries, carry none and hash like plain token blocks. Sorting happens here, at

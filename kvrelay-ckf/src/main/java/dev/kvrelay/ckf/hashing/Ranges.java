@@ -1,6 +1,6 @@
 package dev.kvrelay.ckf.hashing;
 
-/** Overflow-safe array range checks raising typed errors. Stateless and thread-safe. */
+/** Stateless and thread-safe: overflow-safe array range checks raising typed errors. */
 final class Ranges {
   private Ranges() {}
 

@@ -1,7 +1,7 @@
 package dev.kvrelay.ckf.hashing;
 
 /**
- * The canonical Dynamo sequence-hash chain, the CKF key. Stateless and thread-safe.
+ * Stateless and thread-safe: the canonical Dynamo sequence-hash chain, the CKF key.
  *
  * <p>{@code root(t) = t}; {@code child(parent, t) = XXH3_64(LE64(parent) ‖ LE64(t), seed 1337)}, where
  * {@code t} is a block's local token hash ({@code tokens_hash}). Salts (LoRA, cache namespace) are

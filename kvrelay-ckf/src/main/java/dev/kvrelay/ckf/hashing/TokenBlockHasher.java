@@ -4,8 +4,9 @@ import com.dynatrace.hash4j.hashing.HashStream64;
 import dev.kvrelay.api.KvQueryHashFormat;
 
 /**
- * Local block hashes ({@code LocalBlockHash}) and canonical sequence hashes of a request's tokens, for one
- * pool's query semantics. Not thread-safe: it owns a reusable XXH3 stream, so use one instance per thread.
+ * Not thread-safe (it owns a reusable XXH3 stream, so use one instance per thread): local block hashes
+ * ({@code LocalBlockHash}) and canonical sequence hashes of a request's tokens, for one pool's query
+ * semantics.
  *
  * <p>Tokens are unsigned 32-bit values held in {@code int}s and hashed as their little-endian bytes with
  * the {@link BlockHashSalt} seed ({@code runtime-inputs.md} §7.1):
@@ -16,7 +17,7 @@ import dev.kvrelay.api.KvQueryHashFormat;
  *       yields no blocks.
  *   <li>{@link KvQueryHashFormat#DYNAMO_EAGLE_V1}: windows of {@code blockSize + 1} tokens with stride
  *       {@code blockSize}, so block {@code i} covers tokens {@code [i·bs, i·bs + bs]} and there are
- *       {@code (n − 1) / blockSize} blocks ({@code n == 0} gives none); the block size must be positive.
+ *       {@code (n − 1) / blockSize} blocks ({@code n == 0} gives none); the block size must not be 0.
  * </ul>
  *
  * <p>A block with multimodal objects hashes its window's token bytes followed by the block's
@@ -39,16 +40,18 @@ public final class TokenBlockHasher {
   /**
    * A hasher for one pool's query semantics.
    *
-   * @param blockSize the pool's {@code kv_block_size}: at least 0 for the standard format (0 yields no
-   *     blocks), at least 1 for EAGLE
-   * @throws HashingInputException {@code BLOCK_SIZE_INVALID} for a negative block size, or 0 with EAGLE
+   * @param blockSize the pool's {@code kv_block_size}, a u32 held in an {@code int} as
+   *     {@link dev.kvrelay.api.KvQuerySemantics#kvBlockSize()} holds it: 0 yields no blocks with the
+   *     standard format; from 2^31 up (negative as an {@code int}) it exceeds every token count and yields
+   *     no blocks
+   * @throws HashingInputException {@code BLOCK_SIZE_INVALID} for block size 0 with EAGLE
    */
   public static TokenBlockHasher create(KvQueryHashFormat format, int blockSize, BlockHashSalt salt)
       throws HashingInputException {
-    if (blockSize < 0 || (blockSize == 0 && format == KvQueryHashFormat.DYNAMO_EAGLE_V1)) {
+    if (blockSize == 0 && format == KvQueryHashFormat.DYNAMO_EAGLE_V1) {
       throw new HashingInputException(
           HashingInputException.Reason.BLOCK_SIZE_INVALID,
-          "block size " + blockSize + " is not valid for " + format);
+          "block size " + Integer.toUnsignedString(blockSize) + " is not valid for " + format);
     }
     return new TokenBlockHasher(format, blockSize, salt);
   }
@@ -64,7 +67,7 @@ public final class TokenBlockHasher {
     return format;
   }
 
-  /** The pool's {@code kv_block_size}. */
+  /** The pool's {@code kv_block_size} (u32 bits; read it with {@link Integer#toUnsignedLong(int)}). */
   public int blockSize() {
     return blockSize;
   }
@@ -76,7 +79,8 @@ public final class TokenBlockHasher {
 
   /** The number of block hashes for {@code tokenCount} tokens (0 for a negative count). */
   public int blockCount(int tokenCount) {
-    if (tokenCount <= 0 || blockSize == 0) {
+    // blockSize < 0 is a u32 of at least 2^31, more than any int token count: no complete window.
+    if (tokenCount <= 0 || blockSize <= 0) {
       return 0;
     }
     return format == KvQueryHashFormat.DYNAMO_EAGLE_V1

@@ -5,10 +5,12 @@ import com.dynatrace.hash4j.hashing.Hasher64;
 import com.dynatrace.hash4j.hashing.Hashing;
 
 /**
- * XXH3-64 (seeded variant, default secret) as every kvrelay format uses it. Stateless and thread-safe.
+ * Immutable and thread-safe: XXH3-64 (seeded variant, default secret) as every kvrelay format uses it.
  *
- * <p>Backed by hash4j; inputs of 2, 4, 8 and 16 bytes have allocation-free entry points. Multi-byte
- * integers are hashed as their little-endian bytes, exactly as the Rust side serializes them.
+ * <p>Backed by hash4j; byte ranges and the 8- and 16-byte inputs ({@link #hashLong}, {@link #hashLongLong})
+ * hash without allocating, while {@link #hashShort} allocates (hot paths precompute instead, as
+ * {@code CkfAddressing} does). Multi-byte integers are hashed as their little-endian bytes, exactly as the
+ * Rust side serializes them.
  */
 public final class Xxh3 {
   private static final Hasher64 UNSEEDED = Hashing.xxh3_64();

@@ -23,6 +23,17 @@ class BlockHashSaltTest {
         .isEqualTo(Long.parseUnsignedLong("10790858310771630931"));
   }
 
+  /**
+   * Decision pinned, item (2) of the same box: the unsalted seed is 1337, confirmed by the upstream test
+   * vector XXH3_64(b"test data", 1337) = 13226331709069118873 (lib/kv-router/src/protocols.rs).
+   */
+  @Test
+  void saltDecisionAdditiveVariantA_unsaltedSeedMatchesUpstreamTestDataVector() {
+    byte[] testData = "test data".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(Xxh3.withSeed(BlockHashSalt.NONE.seed()).hash(testData))
+        .isEqualTo(Long.parseUnsignedLong("13226331709069118873"));
+  }
+
   @Test
   void saltDecisionAdditiveVariantA_isTheWrappingSumOfTheParts() {
     // Additivity is what distinguishes variant (a) from the JSON variants (b)/(c).

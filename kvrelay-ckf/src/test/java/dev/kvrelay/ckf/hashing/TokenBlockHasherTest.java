@@ -6,6 +6,7 @@ import static dev.kvrelay.ckf.hashing.SequenceHashTest.assertReason;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.api.KvQueryHashFormat;
+import dev.kvrelay.api.KvQuerySemantics;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -199,15 +200,30 @@ class TokenBlockHasherTest {
   }
 
   @Test
-  void rejectsInvalidBlockSizes() {
-    assertReason(
-        () -> TokenBlockHasher.create(DYNAMO_STANDARD_V1, -1),
-        HashingInputException.Reason.BLOCK_SIZE_INVALID);
+  void rejectsEagleBlockSizeZero() {
     assertReason(
         () -> TokenBlockHasher.create(DYNAMO_EAGLE_V1, 0), HashingInputException.Reason.BLOCK_SIZE_INVALID);
-    assertReason(
-        () -> TokenBlockHasher.create(DYNAMO_EAGLE_V1, Integer.MIN_VALUE),
-        HashingInputException.Reason.BLOCK_SIZE_INVALID);
+  }
+
+  /**
+   * {@code kv_block_size} is a u32 held in an {@code int} ({@link KvQuerySemantics}, wan-grpc.md §1.5 and
+   * §1.8: any non-zero value is valid). Values from 2^31 up arrive as negative ints; they exceed every Java
+   * token count, so both formats yield no blocks (runtime-inputs.md §7.1 count = n / bs, §7.3 (n − 1) / bs).
+   */
+  @ParameterizedTest(name = "kv_block_size u32 bits {0}")
+  @ValueSource(ints = {-1, Integer.MIN_VALUE, 0x8000_0001})
+  void blockSizeIsAnUnsignedU32(int u32Bits) throws Exception {
+    for (KvQueryHashFormat f : KvQueryHashFormat.values()) {
+      KvQuerySemantics semantics = KvQuerySemantics.fromWire(u32Bits, f.wireValue());
+      TokenBlockHasher h = TokenBlockHasher.create(semantics.hashFormat(), semantics.kvBlockSize());
+      assertThat(h.blockSize()).isEqualTo(u32Bits);
+      assertThat(h.blockCount(Integer.MAX_VALUE)).isZero();
+      assertThat(h.blockHashes(inclusive(0, 999))).isEmpty();
+      assertThat(h.sequenceHashes(inclusive(0, 999))).isEmpty();
+      long[] out = {5};
+      assertThat(h.sequenceHashes(inclusive(0, 999), 0, 1000, MultimodalBlockHashes.NONE, out, 0)).isZero();
+      assertThat(out).containsExactly(5);
+    }
   }
 
   @Test

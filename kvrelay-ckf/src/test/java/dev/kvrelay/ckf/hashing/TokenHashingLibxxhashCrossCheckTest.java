@@ -104,6 +104,7 @@ class TokenHashingLibxxhashCrossCheckTest {
 
     int multimodalBlocks = 0;
     int eagleBlocks = 0;
+    int largeWindowBlocks = 0;
     for (int i = 0; i < CASES; i++) {
       Request r = requests.get(i);
       int count = expected.getInt();
@@ -133,10 +134,12 @@ class TokenHashingLibxxhashCrossCheckTest {
 
       multimodalBlocks += Math.min(count, r.mm.length);
       eagleBlocks += r.format == KvQueryHashFormat.DYNAMO_EAGLE_V1 ? count : 0;
+      largeWindowBlocks += r.blockSize >= 512 ? count : 0;
     }
     assertThat(expected.remaining()).isZero();
     assertThat(multimodalBlocks).as("multimodal blocks covered").isGreaterThan(1_000);
     assertThat(eagleBlocks).as("EAGLE blocks covered").isGreaterThan(10_000);
+    assertThat(largeWindowBlocks).as("blocks of windows >= 2 KiB covered").isGreaterThan(50);
   }
 
   private static MultimodalBlockHashes multimodal(String[][] identifiers) throws HashingInputException {
@@ -154,15 +157,20 @@ class TokenHashingLibxxhashCrossCheckTest {
     KvQueryHashFormat format =
         random.nextBoolean() ? KvQueryHashFormat.DYNAMO_STANDARD_V1 : KvQueryHashFormat.DYNAMO_EAGLE_V1;
     int blockSize;
+    int maxTokens = 300;
     int roll = random.nextInt(100);
     if (roll < 3 && format == KvQueryHashFormat.DYNAMO_STANDARD_V1) {
       blockSize = 0;
     } else if (roll < 6) {
       blockSize = 200 + random.nextInt(1000);
+    } else if (roll < 12) {
+      // Production-sized windows (bs 512 = 2 KiB, EAGLE 2 KiB + 4): XXH3's multi-block stream path.
+      blockSize = 256 << random.nextInt(3);
+      maxTokens = 3 * blockSize + 1;
     } else {
       blockSize = 1 + random.nextInt(24);
     }
-    int[] tokens = new int[random.nextInt(301)];
+    int[] tokens = new int[random.nextInt(maxTokens + 1)];
     for (int t = 0; t < tokens.length; t++) {
       tokens[t] = random.nextBoolean() ? random.nextInt(200_000) : random.nextInt();
     }
