@@ -4,8 +4,8 @@ import dev.kvrelay.api.CkfFormat;
 import dev.kvrelay.ckf.hashing.Xxh3;
 
 /**
- * Maps a canonical 64-bit hash to its fingerprint and two candidate buckets for one {@link CkfFormat}.
- * Immutable and thread-safe; probing allocates nothing.
+ * Immutable and thread-safe: maps a canonical 64-bit hash to its fingerprint and two candidate
+ * buckets for one {@link CkfFormat}. Probing allocates nothing.
  *
  * <pre>
  *   mixed       = XXH3_64(LE64(hash), seed)

@@ -7,7 +7,7 @@ package dev.kvrelay.ckf;
 public final class CkfConfigException extends Exception {
   private static final long serialVersionUID = 1L;
 
-  /** Why a configuration value was rejected. */
+  /** Immutable: why a configuration value was rejected. */
   public enum Reason {
     /** {@code expected_blocks_per_dc} is zero. */
     EXPECTED_CAPACITY_ZERO,

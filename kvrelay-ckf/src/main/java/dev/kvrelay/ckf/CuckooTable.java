@@ -15,7 +15,7 @@ import dev.kvrelay.api.CkfFormat;
  */
 public final class CuckooTable {
 
-  /** Receives each physical bucket write of a successful mutation, in write order. */
+  /** Confined to the table's owning thread: receives each physical bucket write of a successful mutation, in write order. */
   @FunctionalInterface
   public interface WriteObserver {
     /** Bucket {@code bucket} was just overwritten; {@code previousWord} is its value before the write. */

@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Cbi1LaneFeed<P> {
 
-  /** What happened to one frame. */
+  /** Immutable: what happened to one frame. */
   public enum Kind {
     /** A snapshot chunk was accepted; more chunks are needed. */
     CHUNK_ACCEPTED,

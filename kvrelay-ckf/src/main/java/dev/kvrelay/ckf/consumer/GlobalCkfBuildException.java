@@ -6,7 +6,7 @@ import java.util.Objects;
 public final class GlobalCkfBuildException extends Exception {
   private static final long serialVersionUID = 1L;
 
-  /** Why the build failed. */
+  /** Immutable: why the build failed. */
   public enum Reason {
     /** The manifest binds no lane. */
     NO_CONFIGURED_LANES,

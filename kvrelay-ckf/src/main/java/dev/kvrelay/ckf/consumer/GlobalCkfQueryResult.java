@@ -81,7 +81,7 @@ public final class GlobalCkfQueryResult<P> {
     return sb.append("}]").toString();
   }
 
-  /** Table-backed probe that prepares each position at most once per query (generation stamps). */
+  /** Confined to the querying thread: a table-backed probe that prepares each position at most once per query (generation stamps). */
   private static final class TableProbe implements LaneProbe {
     private final TransposedCkfTable table;
     private final CkfAddressing addressing;

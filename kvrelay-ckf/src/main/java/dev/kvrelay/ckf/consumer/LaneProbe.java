@@ -1,7 +1,7 @@
 package dev.kvrelay.ckf.consumer;
 
 /**
- * Called by one searching thread at a time: the membership oracle of the prefix-depth search, telling
+ * Not thread-safe (called by one searching thread at a time): the membership oracle of the prefix-depth search, telling
  * which lanes hold the sequence element at a position. Implementations must not allocate on the hot path.
  */
 @FunctionalInterface

@@ -343,7 +343,7 @@ public final class CkfProducer {
     return rebuild.omissions == 0 ? CkfOutcome.OK : CkfOutcome.CAPACITY_EXHAUSTED;
   }
 
-  /** Off-side state of a rank replacement. */
+  /** Confined to the pool actor: off-side state of a rank replacement. */
   private static final class Rebuild {
     final CuckooTable table;
     final OwnersMap owners;

@@ -1,4 +1,4 @@
-package dev.kvrelay.api;
+package dev.kvrelay.ckf;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,15 +11,16 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Project rule: the first Javadoc sentence of every type more than one thread can touch states its
- * threading contract ("Immutable and thread-safe: …", "Not thread-safe: confined to …"). Every value
- * type of this package is shared between threads, so every declared type is checked.
+ * threading contract ("Immutable and thread-safe: …", "Not thread-safe: confined to …"). Checks every type
+ * declared in the main sources of every package of {@code kvrelay-ckf} and of the sibling module
+ * {@code kvrelay-api} (read from the source tree, so one test serves both modules).
  */
 class ThreadingContractJavadocTest {
-  private static final Path SOURCES = Path.of("src/main/java/dev/kvrelay/api");
   /** A type declaration at the start of a line (so never inside a Javadoc line, which starts with '*'). */
   private static final Pattern DECLARATION = Pattern.compile(
       "^[ \\t]*(?:(?:public|protected|private|static|final|sealed|non-sealed|abstract)\\s+)*"
@@ -58,8 +59,16 @@ class ThreadingContractJavadocTest {
     return end.find() ? text.substring(0, end.start() + 1) : text;
   }
 
-  @Test
-  void firstJavadocSentenceOfEveryTypeStatesItsThreadingContract() throws IOException {
-    assertThat(violations(SOURCES)).isEmpty();
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {
+    "src/main/java/dev/kvrelay/ckf",
+    "src/main/java/dev/kvrelay/ckf/hashing",
+    "src/main/java/dev/kvrelay/ckf/cbi1",
+    "src/main/java/dev/kvrelay/ckf/producer",
+    "src/main/java/dev/kvrelay/ckf/consumer",
+    "../kvrelay-api/src/main/java/dev/kvrelay/api",
+  })
+  void firstJavadocSentenceOfEveryTypeStatesItsThreadingContract(String dir) throws IOException {
+    assertThat(violations(Path.of(dir))).isEmpty();
   }
 }
