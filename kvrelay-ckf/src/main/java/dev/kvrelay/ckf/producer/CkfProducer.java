@@ -89,7 +89,9 @@ public final class CkfProducer {
   /**
    * Applies a Stored event. Rejections ({@code PARENT_BLOCK_NOT_FOUND}, {@code INVALID_BLOCK_SEQUENCE},
    * {@code OWNERSHIP_DEGREE_OVERFLOW}) commit nothing; {@code CAPACITY_EXHAUSTED} reports an omission
-   * after every block was committed. Counts one pending event in every case.
+   * after every block was committed. Commit order: the new mappings in block order (each non-resident
+   * hash inserted with relocation), then the re-offered blocks in block order (relocation-free, silent
+   * on failure). Counts one pending event in every case.
    */
   public CkfOutcome stored(StoredBatch event) {
     pendingEvents++;
@@ -117,16 +119,18 @@ public final class CkfProducer {
     }
     CkfOutcome first = CkfOutcome.OK;
     for (int i = 0; i < n; i++) {
-      long canonical = preparation.canonical(i);
-      CkfOutcome blockOutcome;
       if (preparation.kind(i) == StoredPreparation.NEW_MAPPING) {
-        blockOutcome = addMapping(lineage, event.rawExternalHash(i), canonical);
-      } else {
-        reoffer(canonical);
-        blockOutcome = CkfOutcome.OK;
+        CkfOutcome blockOutcome = addMapping(lineage, event.rawExternalHash(i), preparation.canonical(i));
+        if (first == CkfOutcome.OK) {
+          first = blockOutcome;
+        }
       }
-      if (first == CkfOutcome.OK) {
-        first = blockOutcome;
+    }
+    // Re-offers come after every new hash of the event (ckf-cbi1.md §3.4 commit order), so a cheap
+    // relocation-free re-offer never takes a slot from a new hash and never causes an omission.
+    for (int i = 0; i < n; i++) {
+      if (preparation.kind(i) == StoredPreparation.REOFFER) {
+        reoffer(preparation.canonical(i));
       }
     }
     return first;
@@ -549,7 +553,7 @@ public final class CkfProducer {
   /** Counter and gauge snapshot (allocates one record). */
   public CkfProducerStats stats() {
     return new CkfProducerStats(capacityFailures, parentNotFound, unknownRemovals, invalidBlockSequence,
-        ownershipOverflows, invariantViolations, residentCount, mappings, owners.size(), members.size(),
+        ownershipOverflows, invariantViolations, residentCount, mappings, owners.size(), members.nonEmptyCount(),
         table.occupiedSlots(), pendingEvents, dirty.touchedCount(), unchangedPublications, netRevertedBuckets,
         publishedDeltas, publishedSnapshots, droppedWithoutSubscriber, oversizedDeltas, lastSequence, fence != null);
   }

@@ -13,7 +13,7 @@ package dev.kvrelay.ckf.producer;
  * @param residentCount canonical hashes resident in the table
  * @param mappings (member, external id) mappings
  * @param uniqueCanonicalHashes canonical hashes with at least one owner
- * @param members members with a lineage
+ * @param members members holding at least one mapping
  * @param occupiedSlots non-empty table slots
  * @param pendingEvents events applied since the last drain
  * @param dirtyBuckets buckets touched since the last drain

@@ -30,8 +30,25 @@ final class MemberDirectory {
     size = 0;
   }
 
+  /** Members with a lineage object, including lineages emptied by Removed events. */
   int size() {
     return size;
+  }
+
+  /**
+   * Members holding at least one mapping. A lineage emptied by Removed events stays installed (its
+   * arrays are reused when the member stores again) but no longer counts as a member. Scans the
+   * directory; for statistics only.
+   */
+  int nonEmptyCount() {
+    int n = 0;
+    for (int i = 0; i < capacity; i++) {
+      LongLongMap l = lineages[i];
+      if (l != null && l.size() != 0) {
+        n++;
+      }
+    }
+    return n;
   }
 
   int capacity() {

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvrelay.api.CkfFormat;
 import dev.kvrelay.ckf.CkfAddressing;
+import dev.kvrelay.ckf.hashing.SequenceHash;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -304,6 +305,60 @@ class CkfProducerOwnershipTest {
     assertThat(p.stored(stored(W2, 0, 77, 1008))).isEqualTo(CkfOutcome.OK);
     assertThat(p.isResident(1008)).isTrue();
     assertThat(p.ownersOf(1008)).isEqualTo(2);
+  }
+
+  /**
+   * ckf-cbi1.md §3.4 commit order: the event's new mappings are committed and their non-resident
+   * canonical hashes inserted with relocation first; only then are already-mapped, non-resident hashes
+   * re-offered relocation-free. A re-offer must never take the last free slot from a new hash of the
+   * same event (which would turn a silent re-offer failure into a reported omission).
+   */
+  @Test
+  void newHashesOfAnEventAreAdmittedBeforeItsReoffers() {
+    CkfProducer p = producer(2); // 8 slots; every hash has buckets {0, 1}
+    for (long i = 0; i < 8; i++) {
+      assertThat(p.stored(stored(W1, 0, i, 1000 + i))).isEqualTo(CkfOutcome.OK);
+    }
+    assertThat(p.stored(stored(W2, 0, 50, 1008))).isEqualTo(CkfOutcome.CAPACITY_EXHAUSTED);
+    assertThat(p.removed(W1, 0, new long[] {0})).isEqualTo(CkfOutcome.OK); // exactly one free slot
+    long fresh = SequenceHash.child(1008, 77);
+
+    // Block 0 re-offers the omitted root (external 50), block 1 is a new child mapping.
+    CkfOutcome outcome = p.stored(stored(W2, 0, 50, 1008, 51, 77));
+
+    assertThat(outcome).as("the new hash gets the free slot; the re-offer fails silently").isEqualTo(CkfOutcome.OK);
+    assertThat(p.isResident(fresh)).isTrue();
+    assertThat(p.isResident(1008)).isFalse();
+    assertThat(p.capacityFailures()).as("a failed re-offer is never a new omission").isEqualTo(1);
+    assertThat(p.ownersOf(1008)).isEqualTo(1);
+    assertThat(p.ownersOf(fresh)).isEqualTo(1);
+  }
+
+  /**
+   * Upstream test {@code shared_ownership_survives_nonfinal_then_final_removal}: once a member's last
+   * mapping is removed it no longer counts as a member.
+   */
+  @Test
+  void upstreamSharedOwnershipSurvivesNonfinalThenFinalRemoval() {
+    CkfProducer p = producer(1024);
+    p.stored(stored(W1, 0, 80_001, 11));
+    p.stored(stored(W2, 0, 90_001, 11));
+    assertThat(p.mappingCount()).isEqualTo(2);
+    assertThat(p.stats().uniqueCanonicalHashes()).isEqualTo(1);
+    assertThat(p.stats().members()).isEqualTo(2);
+
+    p.removed(W1, 0, new long[] {80_001});
+    assertThat(p.contains(11)).isTrue();
+    assertThat(p.stats().uniqueCanonicalHashes()).isEqualTo(1);
+    assertThat(p.stats().members()).isEqualTo(1);
+
+    p.removed(W2, 0, new long[] {90_001});
+    assertThat(p.contains(11)).isFalse();
+    assertThat(p.stats().members()).isZero();
+    assertThat(p.stats().uniqueCanonicalHashes()).isZero();
+    // The emptied member stores again like a new one.
+    assertThat(p.stored(stored(W1, 0, 80_001, 11))).isEqualTo(CkfOutcome.OK);
+    assertThat(p.stats().members()).isEqualTo(1);
   }
 
   @Test
