@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
+import static org.quicktheories.generators.SourceDSL.longs;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.IntPredicate;
+import java.util.function.IntToLongFunction;
 import org.junit.jupiter.api.Test;
 
 /** The Robin Hood maps against java.util.HashMap, including key 0, growth and backward-shift deletes. */
@@ -121,6 +124,160 @@ class OpenAddressingMapsTest {
               assertThat(l).isSameAs(model.get(id));
             }
             assertThat(dir.size()).isEqualTo(model.size());
+          }
+          assertThat(dir.sortedMembers()).containsExactlyElementsOf(new java.util.TreeSet<>(model.keySet()));
+        });
+  }
+
+  /**
+   * Robin Hood invariants of an arbitrary-capacity linear-probing table, checked slot by slot: an
+   * entry displaced from its home slot has an occupied predecessor whose probe distance is at least its
+   * own minus one (so no empty slot lies between any key and its home, which the early-exit lookup
+   * relies on), and at least one slot is empty (so every probe terminates).
+   */
+  private static void assertRobinHood(int capacity, IntPredicate occupied, IntToLongFunction keyAt) {
+    int empty = 0;
+    for (int i = 0; i < capacity; i++) {
+      if (!occupied.test(i)) {
+        empty++;
+        continue;
+      }
+      int d = Math.floorMod(i - HashMix.home(keyAt.applyAsLong(i), capacity), capacity);
+      if (d > 0) {
+        int prev = i == 0 ? capacity - 1 : i - 1;
+        assertThat(occupied.test(prev)).as("slot %d (distance %d) has an occupied predecessor", i, d).isTrue();
+        int prevD = Math.floorMod(prev - HashMix.home(keyAt.applyAsLong(prev), capacity), capacity);
+        assertThat(d).as("distance at %d vs predecessor %d", i, prevD).isLessThanOrEqualTo(prevD + 1);
+      }
+    }
+    assertThat(empty).as("free slots of %d", capacity).isPositive();
+  }
+
+  /**
+   * LongLongMap against HashMap with random keys (one random odd multiplier per example spreads up to
+   * 512 key indexes, index 0 being key 0), many growths from the minimum capacity and frequent deletes
+   * through both remove paths; the Robin Hood invariants hold after every operation.
+   */
+  @Test
+  void longLongMapKeepsRobinHoodInvariantsUnderRandomChurn() {
+    qt().withExamples(150)
+        .forAll(lists().of(longs().all()).ofSizeBetween(1, 800), longs().all())
+        .checkAssert((ops, multiplier) -> {
+          LongLongMap map = new LongLongMap(8);
+          Map<Long, Long> model = new HashMap<>();
+          for (long v : ops) {
+            long key = ((v >>> 2) & 511) * (multiplier | 1);
+            switch ((int) (v & 3)) {
+              case 0, 1 -> {
+                if (!model.containsKey(key)) {
+                  map.insertAbsent(key, v);
+                  model.put(key, v);
+                }
+              }
+              case 2 -> assertThat(map.remove(key)).isEqualTo(model.remove(key) != null);
+              default -> {
+                int i = map.indexOf(key);
+                assertThat(i == LongLongMap.MISSING).isEqualTo(!model.containsKey(key));
+                if (i != LongLongMap.MISSING) {
+                  assertThat(map.valueAt(i)).isEqualTo(model.remove(key));
+                  map.removeAt(i);
+                }
+              }
+            }
+            assertThat(map.size()).isEqualTo(model.size());
+            assertRobinHood(map.capacity(), map::isOccupied, map::keyAt);
+          }
+          for (int k = 0; k < 512; k++) {
+            long key = k * (multiplier | 1);
+            int i = map.indexOf(key);
+            if (model.containsKey(key)) {
+              assertThat(i).isNotEqualTo(LongLongMap.MISSING);
+              assertThat(map.valueAt(i)).isEqualTo(model.get(key));
+            } else {
+              assertThat(i).isEqualTo(LongLongMap.MISSING);
+            }
+          }
+          assertThat(ProducerState.lineageOf(map)).containsExactlyInAnyOrderEntriesOf(model);
+        });
+  }
+
+  /** OwnersMap against HashMap under the same random churn; Robin Hood invariants after every operation. */
+  @Test
+  void ownersMapKeepsRobinHoodInvariantsUnderRandomChurn() {
+    qt().withExamples(150)
+        .forAll(lists().of(longs().all()).ofSizeBetween(1, 800), longs().all())
+        .checkAssert((ops, multiplier) -> {
+          OwnersMap map = new OwnersMap(8);
+          Map<Long, long[]> model = new HashMap<>();
+          for (long v : ops) {
+            long key = ((v >>> 2) & 511) * (multiplier | 1);
+            int i = map.indexOf(key);
+            assertThat(i == OwnersMap.MISSING).isEqualTo(!model.containsKey(key));
+            long owners = (v >>> 11) & 0xFFFF_FFFFL;
+            boolean resident = ((v >>> 43) & 1) != 0;
+            switch ((int) (v & 3)) {
+              case 0 -> {
+                if (i == OwnersMap.MISSING) {
+                  map.insertAbsent(key, owners, resident);
+                  model.put(key, new long[] {owners, resident ? 1 : 0});
+                }
+              }
+              case 1 -> {
+                if (i != OwnersMap.MISSING) {
+                  map.setOwnersAt(i, owners);
+                  map.setResidentAt(i, resident);
+                  model.put(key, new long[] {owners, resident ? 1 : 0});
+                }
+              }
+              default -> {
+                if (i != OwnersMap.MISSING) {
+                  long[] m = model.remove(key);
+                  assertThat(map.ownersAt(i)).isEqualTo(m[0]);
+                  assertThat(map.residentAt(i)).isEqualTo(m[1] == 1);
+                  map.removeAt(i);
+                }
+              }
+            }
+            assertThat(map.size()).isEqualTo(model.size());
+            assertRobinHood(map.capacity(), map::isOccupied, map::keyAt);
+          }
+          for (int k = 0; k < 512; k++) {
+            long key = k * (multiplier | 1);
+            int i = map.indexOf(key);
+            long[] m = model.get(key);
+            if (m == null) {
+              assertThat(i).isEqualTo(OwnersMap.MISSING);
+            } else {
+              assertThat(i).isNotEqualTo(OwnersMap.MISSING);
+              assertThat(map.ownersAt(i)).isEqualTo(m[0]);
+              assertThat(map.residentAt(i)).isEqualTo(m[1] == 1);
+            }
+          }
+        });
+  }
+
+  /** MemberDirectory against HashMap with a few hundred random members: growth to 512+ slots, wrap-around deletes. */
+  @Test
+  void memberDirectoryAgreesWithHashMapUnderRandomChurn() {
+    qt().withExamples(100)
+        .forAll(lists().of(longs().all()).ofSizeBetween(1, 1500), longs().all())
+        .checkAssert((ops, multiplier) -> {
+          MemberDirectory dir = new MemberDirectory();
+          Map<MemberId, LongLongMap> model = new HashMap<>();
+          for (long v : ops) {
+            int idx = (int) ((v >>> 1) & 255);
+            MemberId id = new MemberId(idx / 3 * (multiplier | 1), idx % 3 == 2 ? -1 : idx % 3);
+            if ((v & 1) == 0) {
+              assertThat(dir.remove(id.workerId(), id.dpRank())).isSameAs(model.remove(id));
+            } else {
+              LongLongMap l = dir.getOrCreate(id.workerId(), id.dpRank());
+              assertThat(model.putIfAbsent(id, l)).isIn(null, l);
+            }
+            assertThat(dir.size()).isEqualTo(model.size());
+          }
+          for (int idx = 0; idx < 256; idx++) {
+            MemberId id = new MemberId(idx / 3 * (multiplier | 1), idx % 3 == 2 ? -1 : idx % 3);
+            assertThat(dir.get(id.workerId(), id.dpRank())).isSameAs(model.get(id));
           }
           assertThat(dir.sortedMembers()).containsExactlyElementsOf(new java.util.TreeSet<>(model.keySet()));
         });
