@@ -456,7 +456,9 @@ public final class CkfProducer {
    * fence and returns a copy of all words at the resulting sequence {@code N}. The next delta is
    * {@code N → N+1}. A tail too large for one delta ({@link CkfDelta#MAX_IMAGES}) consumes its
    * sequence number without a delta (old-lease consumers see a gap and fail safe); the snapshot carries
-   * its content.
+   * its content. If the returned tail cannot be handed to the transport, report it with
+   * {@link #deliveryFailed(CkfDelta)}, discard the returned snapshot and take the barrier again: the new
+   * snapshot sits at the un-advanced sequence and covers the tail.
    *
    * @throws CkfPublicationException {@code SEQUENCE_EXHAUSTED} if the sequence is at {@code u64::MAX}
    *     or the publisher is fenced for exhaustion; nothing changes

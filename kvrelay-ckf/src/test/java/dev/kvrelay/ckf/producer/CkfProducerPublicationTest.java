@@ -210,6 +210,39 @@ class CkfProducerPublicationTest {
     assertThat(d.sequence()).isEqualTo(1);
   }
 
+  /**
+   * ckf-cbi1.md §5 publisher: an old-lease tail that cannot be enqueued fences with DeliveryUncertain
+   * and does not advance the sequence; the barrier is then retaken and its snapshot, at the
+   * un-advanced sequence, covers the tail (upstream test
+   * {@code failed_old_lease_tail_requires_retry_then_snapshot_covers_it}). Here the caller reports the
+   * failed tail with {@code deliveryFailed} and discards that barrier's snapshot.
+   */
+  @Test
+  void failedOldLeaseTailIsReportedThenTheRetakenBarrierCoversIt() throws Exception {
+    CkfProducer p = producer(1024, 16);
+    p.snapshotAfterBarrier(1);
+    p.forceLastSequenceForTest(4);
+    p.stored(stored(W, 0, 1, 5));
+    BarrierSnapshot failed = p.snapshotAfterBarrier(2);
+    assertThat(failed.tail()).isNotNull();
+    assertThat(failed.tail().sequence()).isEqualTo(5);
+    p.deliveryFailed(failed.tail());
+    assertThat(p.lastSequence()).isEqualTo(4);
+    assertThat(p.fenceReason()).isEqualTo(FenceReason.DELIVERY_UNCERTAIN);
+
+    BarrierSnapshot retry = p.snapshotAfterBarrier(2);
+    assertThat(retry.tail()).isNull();
+    assertThat(retry.snapshot().sequence()).isEqualTo(4);
+    assertThat(retry.snapshot().lease()).isEqualTo(2);
+    assertThat(retry.snapshot().words()).isEqualTo(p.copyWords()).isNotEqualTo(new long[1024]);
+    assertThat(p.fenceReason()).isNull();
+    p.stored(stored(W, 0, 2, 6));
+    CkfDelta next = delta(p.drain());
+    assertThat(next.lease()).isEqualTo(2);
+    assertThat(next.baseSequence()).isEqualTo(4);
+    assertThat(next.sequence()).isEqualTo(5);
+  }
+
   @Test
   void deltaLargerThanMaxDeltaImagesBecomesASnapshot() throws Exception {
     CkfProducer p = producer(1 << 20);
