@@ -1,5 +1,6 @@
 package dev.kvrelay.ckf.producer;
 
+import dev.kvrelay.ckf.cbi1.Cbi1;
 import java.util.Arrays;
 
 /**
@@ -9,8 +10,8 @@ import java.util.Arrays;
  * to {@code sequence = baseSequence + 1}.
  */
 public final class CkfDelta implements CkfPublication {
-  /** Largest number of images a CBI1 delta may carry ({@code max_delta_images}). */
-  public static final int MAX_IMAGES = 349_525;
+  /** Largest number of images a CBI1 delta may carry ({@code max_delta_images} = 349 525). */
+  public static final int MAX_IMAGES = Cbi1.MAX_DELTA_IMAGES;
 
   private final long lease;
   private final long baseSequence;

@@ -245,6 +245,7 @@ class CkfProducerPublicationTest {
 
   @Test
   void deltaLargerThanMaxDeltaImagesBecomesASnapshot() throws Exception {
+    assertThat(CkfDelta.MAX_IMAGES).as("max_delta_images, ckf-cbi1.md §6.1").isEqualTo(349_525);
     CkfProducer p = producer(1 << 20);
     p.snapshotAfterBarrier(3);
     StoredBatch batch = new StoredBatch(1000);
