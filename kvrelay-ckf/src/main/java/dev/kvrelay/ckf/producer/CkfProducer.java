@@ -147,32 +147,57 @@ public final class CkfProducer {
   }
 
   private CkfOutcome addMapping(LongLongMap lineage, long external, long canonical) {
+    int added = addOwner(owners, table, canonical, dirty);
+    if (added == OWNER_OVERFLOW) {
+      // Only reachable through a duplicate canonical hash inside one batch; the block is skipped.
+      ownershipOverflows++;
+      return CkfOutcome.OWNERSHIP_DEGREE_OVERFLOW;
+    }
+    lineage.insertAbsent(external, canonical);
+    mappings++;
+    if (added == OMITTED) {
+      capacityFailures++;
+      return CkfOutcome.CAPACITY_EXHAUSTED;
+    }
+    if (added == ADMITTED) {
+      residentCount++;
+    }
+    return CkfOutcome.OK;
+  }
+
+  /** {@link #addOwner} result: the hash already was resident. */
+  private static final int ALREADY_RESIDENT = 0;
+  /** {@link #addOwner} result: the hash was not resident and the insert succeeded. */
+  private static final int ADMITTED = 1;
+  /** {@link #addOwner} result: the hash was not resident and the insert failed (capacity omission). */
+  private static final int OMITTED = 2;
+  /** {@link #addOwner} result: the owner count is at {@code u32::MAX}; nothing changed. */
+  private static final int OWNER_OVERFLOW = 3;
+
+  /**
+   * The one rule for adding an owner to a canonical hash, shared by live ingest and the off-side rebuild
+   * of {@link #replaceRanks}: the owner count grows by one (entry created at 1), and a hash that is not
+   * resident is inserted with relocation; an omission leaves the ownership committed and non-resident.
+   */
+  private static int addOwner(OwnersMap owners, CuckooTable table, long canonical, CuckooTable.WriteObserver observer) {
     int o = owners.indexOf(canonical);
     if (o == OwnersMap.MISSING) {
       owners.insertAbsent(canonical, 1, false);
     } else {
       long count = owners.ownersAt(o);
       if (count == OwnersMap.MAX_OWNERS) {
-        // Only reachable through a duplicate canonical hash inside one batch; the block is skipped.
-        ownershipOverflows++;
-        return CkfOutcome.OWNERSHIP_DEGREE_OVERFLOW;
+        return OWNER_OVERFLOW;
       }
       owners.setOwnersAt(o, count + 1);
       if (owners.residentAt(o)) {
-        lineage.insertAbsent(external, canonical);
-        mappings++;
-        return CkfOutcome.OK;
+        return ALREADY_RESIDENT;
       }
     }
-    lineage.insertAbsent(external, canonical);
-    mappings++;
-    if (table.insert(canonical, dirty)) {
+    if (table.insert(canonical, observer)) {
       owners.setResidentAt(owners.indexOf(canonical), true);
-      residentCount++;
-      return CkfOutcome.OK;
+      return ADMITTED;
     }
-    capacityFailures++;
-    return CkfOutcome.CAPACITY_EXHAUSTED;
+    return OMITTED;
   }
 
   private void reoffer(long canonical) {
@@ -366,25 +391,14 @@ public final class CkfProducer {
         if (!lineage.isOccupied(i)) {
           continue;
         }
-        long canonical = lineage.valueAt(i);
         mappings++;
-        int o = owners.indexOf(canonical);
-        if (o == OwnersMap.MISSING) {
-          owners.insertAbsent(canonical, 1, false);
-        } else {
-          long count = owners.ownersAt(o);
-          if (count == OwnersMap.MAX_OWNERS) {
-            return false;
-          }
-          owners.setOwnersAt(o, count + 1);
-          if (owners.residentAt(o)) {
-            continue;
-          }
+        int added = addOwner(owners, table, lineage.valueAt(i), CuckooTable.IGNORE_WRITES);
+        if (added == OWNER_OVERFLOW) {
+          return false;
         }
-        if (table.insert(canonical, CuckooTable.IGNORE_WRITES)) {
-          owners.setResidentAt(owners.indexOf(canonical), true);
+        if (added == ADMITTED) {
           resident++;
-        } else {
+        } else if (added == OMITTED) {
           omissions++;
         }
       }
