@@ -10,7 +10,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.kvrelay.api.CkfFormat;
 import dev.kvrelay.ckf.CkfAddressing;
 import dev.kvrelay.ckf.PackedBucket;
-import dev.kvrelay.ckf.SplitMix64;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -287,7 +286,7 @@ class CkfProducerPublicationTest {
     assertThat(added.pushStored(stored(W + 2, 4, 1, 200))).isEqualTo(CkfOutcome.OK);
     assertThat(p.replaceRanks(List.of(added, r))).isEqualTo(CkfOutcome.OK);
 
-    assertThat(p.table().rngState()).as("fresh RNG, no kicks needed").isEqualTo(SplitMix64.laneSeed(CkfFormat.DEFAULT_SEED, 0));
+    assertThat(p.table().rngState()).as("fresh RNG at state0 (vectors.md §1.1), no kicks needed").isEqualTo(0xC050D0A84124DB84L);
     long child = SequenceHash.child(100, 400);
     assertThat(p.ownersOf(100)).isEqualTo(1);
     assertThat(p.ownersOf(child)).isEqualTo(1);
@@ -300,6 +299,24 @@ class CkfProducerPublicationTest {
     CkfDelta d = delta(p.drain());
     assertThat(d.baseSequence()).isEqualTo(1);
     assertThat(apply(consumer, d)).isEqualTo(p.copyWords());
+  }
+
+  /** ckf-cbi1.md §3.1: a rank rebuild creates a fresh state, which re-seeds the RNG to state0. */
+  @Test
+  void replaceRanksReseedsTheRngToState0() throws Exception {
+    CkfProducer p = producer(2);
+    BarrierSnapshot start = p.snapshotAfterBarrier(1);
+    for (long i = 0; i < 9; i++) {
+      p.stored(stored(W, 0, i, 1000 + i)); // the ninth is omitted after a full kick search
+    }
+    long[] consumer = apply(start.snapshot().words(), delta(p.drain()));
+    assertThat(p.table().rngState()).isNotEqualTo(0xC050D0A84124DB84L);
+    assertThat(p.replaceRanks(List.of(RankReplacement.forMember(W, 0)))).isEqualTo(CkfOutcome.OK);
+    assertThat(p.table().rngState()).as("state0, vectors.md §1.1").isEqualTo(0xC050D0A84124DB84L);
+    assertThat(p.copyWords()).containsOnly(0L);
+    CkfDelta d = delta(p.drain());
+    assertThat(d.imageCount()).isEqualTo(2);
+    assertThat(apply(consumer, d)).containsOnly(0L);
   }
 
   @Test
