@@ -4,4 +4,5 @@ module dev.kvrelay.api {
   requires org.apache.commons.codec;
 
   exports dev.kvrelay.api;
+  exports dev.kvrelay.api.plugin;
 }
