@@ -1,7 +1,5 @@
 package dev.kvrelay.ckf.consumer;
 
-import dev.kvrelay.ckf.CkfAddressing;
-import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,16 +10,13 @@ import org.jspecify.annotations.Nullable;
  * @param <P> the engine's pool identity type
  */
 public final class GlobalCkfQueryResult<P> {
-  private static final long[] NO_HASHES = new long[0];
-
   private final GlobalCkfIndexer<P> indexer;
   private final PrefixSearchScratch scratch = new PrefixSearchScratch();
-  private final TableProbe probe;
   private int capturedReadyLanes;
 
   GlobalCkfQueryResult(GlobalCkfIndexer<P> indexer) {
     this.indexer = indexer;
-    this.probe = new TableProbe(indexer.table(), indexer.addressing());
+    scratch.probes.bindTable(indexer.table(), indexer.addressing());
   }
 
   GlobalCkfIndexer<P> indexer() {
@@ -33,12 +28,14 @@ public final class GlobalCkfQueryResult<P> {
     scratch.reset();
   }
 
+  /** Runs the search against the table; {@code window} was validated when the indexer was built. */
   void search(long[] hashes, int captured, int window) {
-    probe.begin(hashes);
+    QueryProbes probes = scratch.probes;
+    probes.beginTableQuery(hashes);
     try {
-      PrefixDepthSearch.find(hashes.length, captured, window, probe, scratch);
+      PrefixDepthSearch.search(hashes.length, captured, window, scratch);
     } finally {
-      probe.end();
+      probes.endTableQuery();
     }
   }
 
@@ -79,52 +76,5 @@ public final class GlobalCkfQueryResult<P> {
       }
     }
     return sb.append("}]").toString();
-  }
-
-  /** Confined to the querying thread: a table-backed probe that prepares each position at most once per query (generation stamps). */
-  private static final class TableProbe implements LaneProbe {
-    private final TransposedCkfTable table;
-    private final CkfAddressing addressing;
-    private long[] hashes = NO_HASHES;
-    private long[] prepared = new long[64];
-    private int[] stamps = new int[64];
-    private int stamp;
-
-    TableProbe(TransposedCkfTable table, CkfAddressing addressing) {
-      this.table = table;
-      this.addressing = addressing;
-    }
-
-    void begin(long[] hashes) {
-      int n = hashes.length;
-      if (prepared.length < n) {
-        int capacity = Math.max(n, prepared.length * 2);
-        prepared = new long[capacity];
-        stamps = new int[capacity];
-        stamp = 0;
-      }
-      if (++stamp == 0) {
-        Arrays.fill(stamps, 0);
-        stamp = 1;
-      }
-      this.hashes = hashes;
-    }
-
-    void end() {
-      hashes = NO_HASHES;
-    }
-
-    @Override
-    public int probe(int position, int lanes) {
-      long packed;
-      if (stamps[position] == stamp) {
-        packed = prepared[position];
-      } else {
-        packed = addressing.prepare(hashes[position]);
-        prepared[position] = packed;
-        stamps[position] = stamp;
-      }
-      return table.probe(packed, lanes);
-    }
   }
 }

@@ -38,36 +38,56 @@ public final class PrefixDepthSearch {
     if (!isValidVerificationWindow(window)) {
       throw new IllegalArgumentException("verification window must be in 1..=8, got " + window);
     }
-    scratch.reset();
+    QueryProbes probes = scratch.probes;
+    probes.useExternal(probe);
+    try {
+      search(n, readyMask, window, scratch);
+    } finally {
+      probes.clearExternal();
+    }
+  }
+
+  /**
+   * The search with the oracle already set in {@code s.probes}; {@code n >= 0} and a valid window are the
+   * caller's preconditions.
+   */
+  static void search(int n, int readyMask, int window, PrefixSearchScratch s) {
+    s.reset();
     int configured = readyMask & TransposedCkfTable.ALL_LANES;
     if (n == 0 || configured == 0) {
       return;
     }
-    int active = configured & probe.probe(0, configured);
+    QueryProbes probes = s.probes;
+    int active = configured & probes.probe(0, configured);
     if (active == 0) {
       return;
     }
-    gallop(n, active, probe, scratch);
-    bisect(probe, scratch);
-    int fallbackLanes = verify(active, window, probe, scratch);
-    fallback(fallbackLanes, probe, scratch);
+    int proposing = gallop(n, active, probes, s);
+    bisect(proposing, classOfLowestLane(s), probes, s);
+    int marked = verify(active, window, probes, s);
+    if (marked != 0) {
+      fallback(marked, window, probes, s);
+    }
   }
 
   /**
    * Galloping. All lanes still sampling share one (lower, predecessor) pair, so the lanes that miss at a
-   * position form one interval class; the lanes that never miss form the last class with upper = n.
+   * position form one interval class; the lanes that never miss form the last class with upper = n. The
+   * classes are created in ascending interval order and linked in that order.
+   *
+   * @return the lowest lane of every class that proposes a midpoint (see {@link #bisect})
    */
-  private static void gallop(int n, int active, LaneProbe probe, PrefixSearchScratch s) {
-    int classes = 0;
+  private static int gallop(int n, int active, QueryProbes probes, PrefixSearchScratch s) {
+    int count = 0;
     int lower = 0;
     int pred = 0;
     int sampling = active;
     int position = 1;
     while (position < n && sampling != 0) {
-      int hits = sampling & probe.probe(position, sampling);
-      int misses = sampling & ~hits;
+      int hits = sampling & probes.probe(position, sampling);
+      int misses = sampling ^ hits;
       if (misses != 0) {
-        classes = addClass(s, classes, misses, lower, pred, position);
+        count = addClass(s, count, misses, lower, pred, position);
       }
       if (hits != 0) {
         pred = lower;
@@ -80,9 +100,32 @@ public final class PrefixDepthSearch {
       position <<= 1;
     }
     if (sampling != 0) {
-      classes = addClass(s, classes, sampling, lower, pred, n);
+      count = addClass(s, count, sampling, lower, pred, n);
     }
-    s.classCount = classes;
+    int[] lanes = s.classLanes;
+    int[] next = s.classNext;
+    int proposing = 0;
+    for (int c = 0; c < count; c++) {
+      proposing |= lanes[c] & -lanes[c] & proposes(s.classLower[c], s.classUpper[c]);
+      next[c] = c + 1;
+    }
+    next[count - 1] = PrefixSearchScratch.NO_CLASS;
+    s.classCount = count;
+    return proposing;
+  }
+
+  /** Nibble {@code lane} (4 bits per lane) holds the index of the class whose lowest lane is {@code lane}. */
+  private static long classOfLowestLane(PrefixSearchScratch s) {
+    long slots = 0;
+    for (int c = 0; c < s.classCount; c++) {
+      slots |= (long) c << (Integer.numberOfTrailingZeros(s.classLanes[c]) << 2);
+    }
+    return slots;
+  }
+
+  /** -1 (all bits) if the interval proposes a midpoint ({@code upper − lower > 1}), else 0. */
+  private static int proposes(int lower, int upper) {
+    return (1 - (upper - lower)) >> 31;
   }
 
   /**
@@ -90,53 +133,64 @@ public final class PrefixDepthSearch {
    * lanes with equal midpoints share one probe, in the order of their lowest lane. Lanes proposing the
    * same midpoint always have the same (lower, upper, predecessor): their intervals are nodes at the same
    * depth of the same halving tree, so distinct intervals are disjoint and have distinct midpoints. The
-   * search therefore keeps lanes in interval classes, splitting a class into its hit and miss lanes.
+   * search therefore keeps lanes in interval classes, splitting a class into its miss lanes (kept in place)
+   * and its hit lanes (a new class linked right after it, so the list stays in ascending interval order).
+   *
+   * <p>A level is the set of lowest lanes of its proposing classes, built while the previous level runs;
+   * {@code slots} maps a lowest lane to its class (a nibble per lane), so no per-lane bookkeeping is needed.
+   * (Measured: a branch-free update, which writes both halves to slots whose indexes depend on the probe
+   * answer, is slower than these branches, because later loads then wait on those stores.)
    */
-  private static void bisect(LaneProbe probe, PrefixSearchScratch s) {
+  private static void bisect(int proposing, long classOfLowestLane, QueryProbes probes, PrefixSearchScratch s) {
     int[] lanes = s.classLanes;
     int[] lower = s.classLower;
     int[] pred = s.classPred;
     int[] upper = s.classUpper;
-    int[] classOf = s.classOfLane;
-    for (int c = 0; c < s.classCount; c++) {
-      for (int bits = lanes[c]; bits != 0; bits &= bits - 1) {
-        classOf[Integer.numberOfTrailingZeros(bits)] = c;
-      }
-    }
-    while (true) {
-      int proposing = 0;
-      for (int c = 0; c < s.classCount; c++) {
-        if (upper[c] - lower[c] > 1) {
-          proposing |= lanes[c];
-        }
-      }
-      if (proposing == 0) {
-        return;
-      }
-      // Visit the proposing classes in the order of their lowest lane, each exactly once this level.
-      while (proposing != 0) {
-        int c = classOf[Integer.numberOfTrailingZeros(proposing)];
+    int[] next = s.classNext;
+    long slots = classOfLowestLane;
+    int count = s.classCount;
+    int nextLevel = proposing;
+    while (nextLevel != 0) {
+      int level = nextLevel;
+      nextLevel = 0;
+      // The level reads class indexes from a copy: visiting one class does not depend on the previous probe.
+      long levelSlots = slots;
+      do {
+        int c = (int) (levelSlots >>> (Integer.numberOfTrailingZeros(level) << 2)) & 0xF;
+        level &= level - 1;
         int members = lanes[c];
-        proposing &= ~members;
-        int mid = lower[c] + ((upper[c] - lower[c]) >>> 1);
-        int hits = members & probe.probe(mid, members);
-        int misses = members & ~hits;
+        int lo = lower[c];
+        int up = upper[c];
+        int mid = lo + ((up - lo) >>> 1);
+        int hits = members & probes.probe(mid, members);
+        int misses = members ^ hits;
         if (hits == 0) {
           upper[c] = mid;
+          nextLevel |= (members & -members) & proposes(lo, mid);
         } else if (misses == 0) {
-          pred[c] = lower[c];
+          pred[c] = lo;
           lower[c] = mid;
+          nextLevel |= (members & -members) & proposes(mid, up);
         } else {
-          int split = s.classCount;
-          s.classCount = addClass(s, split, hits, mid, lower[c], upper[c]);
-          for (int bits = hits; bits != 0; bits &= bits - 1) {
-            classOf[Integer.numberOfTrailingZeros(bits)] = split;
-          }
+          lanes[count] = hits;
+          lower[count] = mid;
+          pred[count] = lo;
+          upper[count] = up;
+          next[count] = next[c];
+          next[c] = count;
+          int hitShift = Integer.numberOfTrailingZeros(hits) << 2;
+          slots = (slots & ~(0xFL << hitShift)) | ((long) count << hitShift);
+          nextLevel |= hits & -hits & proposes(mid, up);
           lanes[c] = misses;
           upper[c] = mid;
+          int keepShift = Integer.numberOfTrailingZeros(misses) << 2;
+          slots = (slots & ~(0xFL << keepShift)) | ((long) c << keepShift);
+          nextLevel |= misses & -misses & proposes(lo, mid);
+          count++;
         }
-      }
+      } while (level != 0);
     }
+    s.classCount = count;
   }
 
   private static int addClass(PrefixSearchScratch s, int count, int lanes, int lower, int pred, int upper) {
@@ -150,113 +204,85 @@ public final class PrefixDepthSearch {
   /**
    * Sets depths from the bounds, probes each lane's window {@code [max(0, upper − W), upper)} in ascending
    * position order with the lanes sharing a position grouped, and returns the lanes marked for fallback.
-   * With the classes sorted by upper bound, window starts and ends are both sorted, so the lanes covering
-   * a position are the classes in an index range that only moves forward.
+   * After bisection every class interval is {@code (upper − 1, upper]} and the uppers are distinct, so along
+   * the class list window starts and ends both ascend: a sweep enters classes at their window start and
+   * retires them at their end, each once.
    */
-  private static int verify(int active, int window, LaneProbe probe, PrefixSearchScratch s) {
+  private static int verify(int active, int window, QueryProbes probes, PrefixSearchScratch s) {
     int[] depths = s.depths;
-    int[] start = s.verificationStart;
-    int[] lanePred = s.lowerPredecessor;
-    int count = s.classCount;
-    sortClassesByUpper(s);
     int[] lanes = s.classLanes;
     int[] upper = s.classUpper;
-    int[] from = s.classWindowStart;
-    for (int c = 0; c < count; c++) {
+    int[] next = s.classNext;
+    int[] classOf = s.classOfLane;
+    for (int c = 0; c < s.classCount; c++) {
       int bound = upper[c];
-      from[c] = Math.max(0, bound - window);
       for (int bits = lanes[c]; bits != 0; bits &= bits - 1) {
         int lane = Integer.numberOfTrailingZeros(bits);
         depths[lane] = bound;
-        start[lane] = from[c];
-        lanePred[lane] = s.classPred[c];
+        classOf[lane] = c;
       }
     }
 
     int verifying = active;
-    int fallbackLanes = 0;
-    int first = 0; // first class whose window ends after the position
-    int last = 0; // first class whose window starts after the position
-    int position = count == 0 ? 0 : from[0];
-    while (first < count) {
-      while (first < count && upper[first] <= position) {
-        first++;
+    int marked = 0;
+    int entering = 0; // head of the class list: the next class whose window has not started
+    int leaving = 0; // the oldest entered class whose window has not ended
+    int live = 0; // lanes of the entered, not yet ended classes
+    int position = Math.max(0, upper[0] - window);
+    while (true) {
+      int fresh = 0; // lanes whose window starts at this position
+      while (entering != PrefixSearchScratch.NO_CLASS && upper[entering] - window <= position) {
+        fresh |= lanes[entering];
+        entering = next[entering];
       }
-      if (first == count) {
-        break;
-      }
-      if (from[first] > position) {
-        position = from[first];
-      }
-      while (last < count && from[last] <= position) {
-        last++;
-      }
-      int covering = 0;
-      for (int c = first; c < last; c++) {
-        covering |= lanes[c];
-      }
-      int participants = covering & verifying;
+      live |= fresh;
+      int participants = live & verifying;
       if (participants != 0) {
-        int misses = participants & ~probe.probe(position, participants);
-        for (int bits = misses; bits != 0; bits &= bits - 1) {
-          int lane = Integer.numberOfTrailingZeros(bits);
-          depths[lane] = position;
-          if (position == start[lane]) {
-            fallbackLanes |= 1 << lane;
+        int misses = participants & ~probes.probe(position, participants);
+        if (misses != 0) {
+          verifying &= ~misses;
+          marked |= misses & fresh;
+          for (int bits = misses; bits != 0; bits &= bits - 1) {
+            depths[Integer.numberOfTrailingZeros(bits)] = position;
           }
         }
-        verifying &= ~misses;
       }
       position++;
-    }
-    s.leftEdgeLanes = Integer.bitCount(fallbackLanes);
-    return fallbackLanes;
-  }
-
-  /** Insertion sort of the (at most 16) classes by upper bound. */
-  private static void sortClassesByUpper(PrefixSearchScratch s) {
-    int[] lanes = s.classLanes;
-    int[] lower = s.classLower;
-    int[] pred = s.classPred;
-    int[] upper = s.classUpper;
-    for (int i = 1; i < s.classCount; i++) {
-      int l = lanes[i];
-      int lo = lower[i];
-      int pr = pred[i];
-      int up = upper[i];
-      int j = i - 1;
-      while (j >= 0 && upper[j] > up) {
-        lanes[j + 1] = lanes[j];
-        lower[j + 1] = lower[j];
-        pred[j + 1] = pred[j];
-        upper[j + 1] = upper[j];
-        j--;
+      while (leaving != entering && upper[leaving] <= position) {
+        live &= ~lanes[leaving];
+        leaving = next[leaving];
       }
-      lanes[j + 1] = l;
-      lower[j + 1] = lo;
-      pred[j + 1] = pr;
-      upper[j + 1] = up;
+      if (leaving == entering) {
+        if (entering == PrefixSearchScratch.NO_CLASS) {
+          break;
+        }
+        position = Math.max(0, upper[entering] - window);
+      }
     }
+    s.leftEdgeLanes = Integer.bitCount(marked);
+    return marked;
   }
 
-  private static void fallback(int marked, LaneProbe probe, PrefixSearchScratch s) {
+  /**
+   * Linear scans of {@code [pred + 1, window start)} for the marked lanes, grouped by equal cursor, lowest
+   * cursor first; skipped when the predecessor lies inside the window (provenance) or the range is empty.
+   */
+  private static void fallback(int marked, int window, QueryProbes probes, PrefixSearchScratch s) {
     int[] depths = s.depths;
-    int[] pred = s.lowerPredecessor;
-    int[] start = s.verificationStart;
     int[] next = s.fallbackNext;
     int[] end = s.fallbackEnd;
-    int scanning = marked;
+    int scanning = 0;
     for (int bits = marked; bits != 0; bits &= bits - 1) {
       int lane = Integer.numberOfTrailingZeros(bits);
-      int windowStart = start[lane];
-      if (pred[lane] >= windowStart) {
+      int c = s.classOfLane[lane];
+      int windowStart = Math.max(0, s.classUpper[c] - window);
+      int pred = s.classPred[c];
+      if (pred >= windowStart) {
         s.provenanceSkips++;
-        scanning &= ~(1 << lane);
-      } else if (pred[lane] + 1 == windowStart) {
-        scanning &= ~(1 << lane);
-      } else {
-        next[lane] = pred[lane] + 1;
+      } else if (pred + 1 < windowStart) {
+        next[lane] = pred + 1;
         end[lane] = windowStart;
+        scanning |= 1 << lane;
       }
     }
     s.fallbackActivatedLanes = Integer.bitCount(scanning);
@@ -273,7 +299,7 @@ public final class PrefixDepthSearch {
           participants |= 1 << lane;
         }
       }
-      int misses = participants & ~probe.probe(position, participants);
+      int misses = participants & ~probes.probe(position, participants);
       s.fallbackProbeCalls++;
       s.fallbackLaneProbes += Integer.bitCount(participants);
       for (int bits = participants; bits != 0; bits &= bits - 1) {

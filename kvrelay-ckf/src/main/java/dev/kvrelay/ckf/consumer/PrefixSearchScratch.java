@@ -7,22 +7,28 @@ package dev.kvrelay.ckf.consumer;
  */
 public final class PrefixSearchScratch {
   static final int LANES = TransposedCkfTable.LANES;
+  /** Class slots: at most 16 classes (each holds at least one lane). */
+  static final int CLASS_SLOTS = LANES;
+  /** End of the class list. */
+  static final int NO_CLASS = -1;
 
   final int[] depths = new int[LANES];
-  /** Per lane: predecessor of the final lower bound (set after bisection). */
-  final int[] lowerPredecessor = new int[LANES];
-  /** Interval classes: lanes sharing (lower, predecessor, upper); at most 16. */
-  final int[] classLanes = new int[LANES];
-  final int[] classLower = new int[LANES];
-  final int[] classPred = new int[LANES];
-  final int[] classUpper = new int[LANES];
-  final int[] classWindowStart = new int[LANES];
-  /** Per lane: index of its class during bisection. */
-  final int[] classOfLane = new int[LANES];
+  /**
+   * Interval classes: disjoint lane sets sharing (lower, predecessor, upper). Their intervals
+   * {@code (lower, upper]} are disjoint, and {@link #classNext} links them in ascending order (head: class 0).
+   */
+  final int[] classLanes = new int[CLASS_SLOTS];
+  final int[] classLower = new int[CLASS_SLOTS];
+  final int[] classPred = new int[CLASS_SLOTS];
+  final int[] classUpper = new int[CLASS_SLOTS];
+  final int[] classNext = new int[CLASS_SLOTS];
   int classCount;
-  final int[] verificationStart = new int[LANES];
+  /** Per lane: its class after bisection (read only by the fallback). */
+  final int[] classOfLane = new int[LANES];
   final int[] fallbackNext = new int[LANES];
   final int[] fallbackEnd = new int[LANES];
+  /** The membership oracle of the running search. */
+  final QueryProbes probes = new QueryProbes();
 
   int leftEdgeLanes;
   int fallbackActivatedLanes;
@@ -53,12 +59,12 @@ public final class PrefixSearchScratch {
     System.arraycopy(depths, 0, out, 0, LANES);
   }
 
-  /** Lanes whose first verification miss sat at the window's left edge in the last search. */
+  /** Number of lanes whose first verification miss sat at the window's left edge in the last search. */
   public int leftEdgeLanes() {
     return leftEdgeLanes;
   }
 
-  /** Lanes that actually ran a fallback scan in the last search. */
+  /** Number of lanes that actually ran a fallback scan in the last search. */
   public int fallbackActivatedLanes() {
     return fallbackActivatedLanes;
   }
@@ -73,7 +79,7 @@ public final class PrefixSearchScratch {
     return fallbackLaneProbes;
   }
 
-  /** Left-edge lanes whose fallback was skipped because the predecessor lay inside the window. */
+  /** Number of left-edge lanes whose fallback was skipped because the predecessor lay inside the window. */
   public int provenanceSkips() {
     return provenanceSkips;
   }

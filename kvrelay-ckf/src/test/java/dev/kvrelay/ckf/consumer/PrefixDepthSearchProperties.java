@@ -76,6 +76,54 @@ class PrefixDepthSearchProperties {
         });
   }
 
+  @Test
+  void probeCallsDepthsAndDiagnosticsEqualTheLiteralSpecReference() {
+    // ReferencePrefixSearch transcribes ckf-cbi1.md §7 per lane; the optimised search must make the same
+    // probe calls (positions and lane groups, in order) and reach the same depths and fallback counters.
+    qt().withExamples(3000)
+        .forAll(integers().between(0, 200), integers().between(1, 8), longs().all())
+        .checkAssert((n, window, seed) -> {
+          SplittableRandom random = new SplittableRandom(seed);
+          int mask = randomMaskWithBits(random, 1 + random.nextInt(16));
+          boolean[][] rows = randomRows(random, n);
+          RecordingProbe optimised = RecordingProbe.ofRows(rows);
+          RecordingProbe reference = RecordingProbe.ofRows(rows);
+          PrefixSearchScratch scratch = new PrefixSearchScratch();
+          PrefixDepthSearch.find(n, mask, window, optimised, scratch);
+          ReferencePrefixSearch.Outcome expected = ReferencePrefixSearch.find(n, mask, window, reference);
+          assertThat(optimised.calls).as("probe calls").containsExactlyElementsOf(reference.calls);
+          int[] depths = new int[16];
+          scratch.copyDepths(depths);
+          assertThat(depths).as("depths").containsExactly(expected.depths());
+          assertThat(scratch.leftEdgeLanes()).isEqualTo(expected.leftEdgeLanes());
+          assertThat(scratch.fallbackActivatedLanes()).isEqualTo(expected.fallbackActivatedLanes());
+          assertThat(scratch.fallbackProbeCalls()).isEqualTo(expected.fallbackProbeCalls());
+          assertThat(scratch.fallbackLaneProbes()).isEqualTo(expected.fallbackLaneProbes());
+          assertThat(scratch.provenanceSkips()).isEqualTo(expected.provenanceSkips());
+        });
+  }
+
+  /** Per lane: a prefix with holes, a sparse tail, and sometimes islands far beyond the prefix. */
+  static boolean[][] randomRows(SplittableRandom random, int n) {
+    boolean[][] rows = new boolean[16][n];
+    for (int lane = 0; lane < 16; lane++) {
+      int depth = pickDepth(random, n);
+      double holeRate = random.nextInt(3) == 0 ? 0 : random.nextDouble() * 0.25;
+      double tailRate = random.nextInt(3) == 0 ? 0 : random.nextDouble() * 0.4;
+      for (int pos = 0; pos < n; pos++) {
+        rows[lane][pos] = pos < depth ? random.nextDouble() >= holeRate : random.nextDouble() < tailRate;
+      }
+      for (int islands = random.nextInt(3); islands > 0 && n > 0; islands--) {
+        int from = random.nextInt(n);
+        int to = Math.min(n, from + 1 + random.nextInt(6));
+        for (int pos = from; pos < to; pos++) {
+          rows[lane][pos] = true;
+        }
+      }
+    }
+    return rows;
+  }
+
   private static int pickDepth(SplittableRandom random, int n) {
     return switch (random.nextInt(4)) {
       case 0 -> 0;

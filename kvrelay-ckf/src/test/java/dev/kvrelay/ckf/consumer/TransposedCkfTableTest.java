@@ -90,8 +90,14 @@ class TransposedCkfTableTest {
             long packed = addressing.prepare(key);
             int expected = naiveProbe(words, packed);
             assertThat(table.probe(packed)).isEqualTo(expected);
+            // Random masks (mostly the whole-bucket path) and masks of 1..5 lanes (the per-lane path).
             int lanes = random.nextInt(0x10000);
             assertThat(table.probe(packed, lanes)).isEqualTo(expected & lanes);
+            int few = 0;
+            for (int k = 1 + random.nextInt(5); k > 0; k--) {
+              few |= 1 << random.nextInt(16);
+            }
+            assertThat(table.probe(packed, few)).isEqualTo(expected & few);
           }
         });
   }

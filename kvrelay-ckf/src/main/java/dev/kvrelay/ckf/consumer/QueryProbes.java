@@ -1,0 +1,107 @@
+package dev.kvrelay.ckf.consumer;
+
+import dev.kvrelay.ckf.CkfAddressing;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Not thread-safe: the membership oracle of one search at a time, owned by a {@link PrefixSearchScratch}.
+ * It answers either through an external {@link LaneProbe} (the public search entry point) or straight from
+ * a {@link TransposedCkfTable}, so the table-backed query path is one monomorphic, inlinable final call no
+ * matter which other {@code LaneProbe} implementations the JVM has seen.
+ *
+ * <p>Table mode memoises per query and position: the packed address (one XXH3 {@code prepare} per position
+ * per query), the lanes already examined and their answers. A later probe of the same position for lanes
+ * already examined reads no table word again, so within one query every (position, lane) answer comes from
+ * one opaque read of that lane's two bucket words. Answering a repeated probe from that earlier read is one
+ * of the outcomes the weak-read contract already allows (ckf-cbi1.md §7: no seqlock, no retry).
+ */
+final class QueryProbes {
+  private static final long[] NO_HASHES = new long[0];
+  private static final int INITIAL_POSITIONS = 64;
+
+  private @Nullable LaneProbe external;
+  private @Nullable TransposedCkfTable table;
+  private @Nullable CkfAddressing addressing;
+  private long[] hashes = NO_HASHES;
+  /** Per position: packed address, valid when the memo's stamp is current. */
+  private long[] prepared = new long[0];
+  /** Per position: {@code stamp << 32 | examinedLanes << 16 | hitLanes}. */
+  private long[] memo = new long[0];
+  private int stamp;
+
+  /** Table mode for every later {@link #beginTableQuery}; allocates the position memo. */
+  void bindTable(TransposedCkfTable table, CkfAddressing addressing) {
+    this.table = table;
+    this.addressing = addressing;
+    this.prepared = new long[INITIAL_POSITIONS];
+    this.memo = new long[INITIAL_POSITIONS];
+    this.stamp = 0;
+  }
+
+  /** Starts a table-backed search over {@code hashes}; grows the memo only for a longer request than ever. */
+  void beginTableQuery(long[] hashes) {
+    int n = hashes.length;
+    if (memo.length < n) {
+      int capacity = Math.max(n, memo.length * 2);
+      prepared = new long[capacity];
+      memo = new long[capacity];
+      stamp = 0;
+    }
+    if (++stamp == 0) {
+      java.util.Arrays.fill(memo, 0L);
+      stamp = 1;
+    }
+    this.hashes = hashes;
+  }
+
+  /** Ends a table-backed search (drops the request's hashes). */
+  void endTableQuery() {
+    hashes = NO_HASHES;
+  }
+
+  /** Routes the following probes to {@code probe} until {@link #clearExternal()}. */
+  void useExternal(LaneProbe probe) {
+    external = probe;
+  }
+
+  void clearExternal() {
+    external = null;
+  }
+
+  /** Presence mask of {@code position}: bits of {@code lanes} are exact, other bits may be anything. */
+  int probe(int position, int lanes) {
+    LaneProbe delegate = external;
+    if (delegate != null) {
+      return delegate.probe(position, lanes);
+    }
+    return probeTable(position, lanes);
+  }
+
+  /** Table probe through the per-position memo: only lanes not yet examined at the position are read. */
+  @SuppressWarnings("nullness") // table and addressing are bound before any table query begins
+  private int probeTable(int position, int lanes) {
+    long state = memo[position];
+    int current = stamp;
+    long packed;
+    int examined;
+    int hits;
+    if ((int) (state >>> 32) == current) {
+      examined = (int) (state >>> 16) & TransposedCkfTable.ALL_LANES;
+      hits = (int) state & TransposedCkfTable.ALL_LANES;
+      if ((lanes & ~examined) == 0) {
+        return hits;
+      }
+      packed = prepared[position];
+    } else {
+      packed = addressing.prepare(hashes[position]);
+      prepared[position] = packed;
+      examined = 0;
+      hits = 0;
+    }
+    int needed = lanes & ~examined;
+    hits |= table.probe(packed, needed);
+    examined |= needed;
+    memo[position] = ((long) current << 32) | ((long) examined << 16) | hits;
+    return hits;
+  }
+}
