@@ -40,7 +40,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *       near 95 %, so the load must not drift). The pure remove uses {@code R = max(2, floor(1 % · 4B / K))}
  *       (2, 327 and 10 485 batches for the three sizes; load at most 1 % above {@code load}, which a
  *       delete does not care about): a removed hash was inserted {@code R − 1} batches earlier, on the
- *       {@code 2^24} table about 1.3 M bucket lines before, so its buckets have left the caches.
+ *       {@code 2^24} table about 1.3 M bucket lines before, so its buckets have left the caches. The
+ *       remove ring skips fresh hashes whose insert fails, so every measured remove is a real delete; the
+ *       pure insert counts a failed insert ({@code CapacityExhausted}, the full kick budget) as an op,
+ *       and prints the failure rate at the end of its fork ({@code [ring]} line).
  * </ul>
  *
  * <p>Why not a {@code Level.Iteration} refill for the pure insert: a 1 s throughput iteration performs
@@ -153,7 +156,7 @@ public class CuckooTableBenchmark extends CuckooTableFixture {
     @Setup(Level.Invocation)
     public void topUp() {
       while (ringCount < ringBatches) {
-        insertBatch();
+        insertPlacedBatch();
       }
     }
 
