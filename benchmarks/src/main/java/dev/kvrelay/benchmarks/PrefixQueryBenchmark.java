@@ -1,7 +1,9 @@
 package dev.kvrelay.benchmarks;
 
 import dev.kvrelay.api.CkfFormat;
-import dev.kvrelay.ckf.CkfAddressing;
+import dev.kvrelay.ckf.CkfConfigException;
+import dev.kvrelay.ckf.CkfSizing;
+import dev.kvrelay.ckf.CuckooTable;
 import dev.kvrelay.ckf.PackedBucket;
 import dev.kvrelay.ckf.consumer.CkfLaneOwner;
 import dev.kvrelay.ckf.consumer.GlobalCkfBuildException;
@@ -42,9 +44,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * request instead to show the cache-hot cost). Lane {@code l} holds, for every request, the fingerprints of
  * its first {@code d(r, l)} canonical hashes: {@code d = depth} for {@link LaneDepths#FULL}, uniform in
  * {@code [0, depth]} for {@link LaneDepths#STAGGERED}. Each lane's snapshot is built directly as words:
- * the request fingerprints first (lowest empty slot of bucket A, else B, as the producer's relocation-free
- * path places them; at most 12.5 % of the slots), then random non-zero background fingerprints in the
- * remaining slots up to 50 % slot occupancy (the producer's design load at E blocks). The snapshot is
+ * the request hashes inserted into a fresh {@link CuckooTable} with relocation, as the producer admits
+ * them (at most 12.5 % of the slots), then random non-zero background fingerprints in the remaining
+ * slots up to 50 % slot occupancy (the producer's design load at E blocks). The snapshot is
  * installed through the real lane state machine (claim, assign, {@code installSnapshot}).
  *
  * <p>{@link #setUp()} queries every request once and checks each lane's depth: never below {@code d}, and
@@ -101,24 +103,19 @@ public class PrefixQueryBenchmark {
   int cursor;
 
   @Setup
-  public void setUp() throws GlobalCkfBuildException {
+  public void setUp() throws GlobalCkfBuildException, CkfConfigException {
     SplittableRandom r = new SplittableRandom(0x9F1 ^ ((long) depth << 8) ^ lanes);
     CkfFormat format = CkfFormat.withDefaultSeed(BUCKETS);
-    CkfAddressing addressing = CkfAddressing.of(format);
     int requestCount = PREFIX_BUDGET / depth;
     int n = 2 * depth;
 
     requests = new long[requestCount][];
-    long[][] prepared = new long[requestCount][n];
     for (int q = 0; q < requestCount; q++) {
       long[] blocks = new long[n];
       for (int i = 0; i < n; i++) {
         blocks[i] = r.nextLong();
       }
       requests[q] = SequenceHash.chain(blocks);
-      for (int i = 0; i < n; i++) {
-        prepared[q][i] = addressing.prepare(requests[q][i]);
-      }
     }
     int[][] held = new int[requestCount][lanes];
     for (int q = 0; q < requestCount; q++) {
@@ -133,7 +130,7 @@ public class PrefixQueryBenchmark {
     }
     indexer = GlobalCkfIndexer.create(GlobalCkfManifest.of(CONSUMER, format, owners));
     for (int l = 0; l < lanes; l++) {
-      long[] words = laneWords(prepared, held, l, r);
+      long[] words = laneWords(format, requests, held, l, r);
       GlobalCkfLaneIngestor<String> ingestor = indexer.claimLane(l);
       LaneLease lease = new LaneLease(CONSUMER, l, 1);
       LaneAssignmentResult assigned = ingestor.assign("pool-" + l, format, lease);
@@ -150,20 +147,24 @@ public class PrefixQueryBenchmark {
     cursorMask = requestSet == RequestSet.SPREAD ? requestCount - 1 : 0;
   }
 
-  /** One lane's B words: the held request fingerprints, then background up to the slot occupancy. */
-  static long[] laneWords(long[][] prepared, int[][] held, int lane, SplittableRandom r) {
-    long[] words = new long[BUCKETS];
+  /**
+   * One lane's B words: the held request hashes inserted into a fresh {@link CuckooTable} (with
+   * relocation, as the producer admits new hashes), then random background fingerprints in the empty
+   * slots up to the slot occupancy.
+   */
+  static long[] laneWords(CkfFormat format, long[][] requests, int[][] held, int lane, SplittableRandom r)
+      throws CkfConfigException {
+    CuckooTable table = CuckooTable.create(format, CkfSizing.DEFAULT_MAX_KICKS);
     long placed = 0;
-    for (int q = 0; q < prepared.length; q++) {
+    for (int q = 0; q < requests.length; q++) {
       for (int i = 0; i < held[q][lane]; i++) {
-        long p = prepared[q][i];
-        int fp = CkfAddressing.fingerprint(p);
-        if (!place(words, CkfAddressing.bucketA(p), fp) && !place(words, CkfAddressing.bucketB(p), fp)) {
-          throw new IllegalStateException("both buckets full at " + placed + " request fingerprints");
+        if (!table.insert(requests[q][i], CuckooTable.IGNORE_WRITES)) {
+          throw new IllegalStateException("capacity exhausted at " + placed + " request hashes");
         }
         placed++;
       }
     }
+    long[] words = table.copyWords();
     long slots = 4L * BUCKETS;
     double background = (SLOT_OCCUPANCY * slots - placed) / (slots - placed);
     for (int b = 0; b < BUCKETS; b++) {
@@ -176,15 +177,6 @@ public class PrefixQueryBenchmark {
       words[b] = w;
     }
     return words;
-  }
-
-  private static boolean place(long[] words, int bucket, int fp) {
-    int slot = PackedBucket.firstEmpty(words[bucket]);
-    if (slot == PackedBucket.NONE) {
-      return false;
-    }
-    words[bucket] = PackedBucket.withSlot(words[bucket], slot, fp);
-    return true;
   }
 
   private void checkDepths(int[][] held) {
