@@ -45,7 +45,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *       is drained (and a delta built) only at the end of each iteration. Within an iteration the window
  *       saturates at B touched buckets, so this is an upper bound on event application alone.
  *   <li>{@link #storeRemoveDrain()}: 8 cycles (16 events) then {@link CkfProducer#drain()}, which builds the
- *       delta of the changed buckets on the subscriber lease (about 130 images, two arrays and one
+ *       delta of the changed buckets on the subscriber lease (about 256 images, two arrays and one
  *       {@link CkfDelta} allocated per drain): the Relay's steady-state cadence.
  * </ul>
  */
