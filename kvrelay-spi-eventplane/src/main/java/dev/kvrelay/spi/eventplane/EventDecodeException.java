@@ -45,6 +45,7 @@ public final class EventDecodeException extends Exception {
 
   private final Reason reason;
   private final String field;
+  private final String detail;
   private final boolean hasPublisherId;
   private final long publisherId;
 
@@ -57,6 +58,7 @@ public final class EventDecodeException extends Exception {
     super(reason + " at " + (field.isEmpty() ? "<root>" : field) + ": " + detail, null, false, false);
     this.reason = reason;
     this.field = field;
+    this.detail = detail;
     this.hasPublisherId = hasPublisherId;
     this.publisherId = publisherId;
   }
@@ -78,18 +80,17 @@ public final class EventDecodeException extends Exception {
 
   /** The same error attributed to {@code publisherId}. */
   EventDecodeException withPublisherId(long id) {
-    return new EventDecodeException(reason, field, detailOf(), true, id);
+    return new EventDecodeException(reason, field, detail, true, id);
   }
 
   /** The same error with {@code prefix} prepended to the field path. */
   EventDecodeException under(String prefix) {
     String f = field.isEmpty() ? prefix : prefix + "." + field;
-    return new EventDecodeException(reason, f, detailOf(), hasPublisherId, publisherId);
+    return new EventDecodeException(reason, f, detail, hasPublisherId, publisherId);
   }
 
-  private String detailOf() {
-    String m = String.valueOf(getMessage());
-    int i = m.indexOf(": ");
-    return i < 0 ? m : m.substring(i + 2);
+  /** What was wrong, without the reason and field. */
+  public String detail() {
+    return detail;
   }
 }
