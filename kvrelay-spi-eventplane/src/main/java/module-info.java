@@ -1,0 +1,17 @@
+/**
+ * The event-plane SPI: the values the event plane carries (RouterEvents, load reports, envelopes), their
+ * msgpack codec, subject and ZMQ frame helpers, the provider interface found through
+ * {@link java.util.ServiceLoader}, the recovery request-plane client interface, and the in-memory
+ * implementations of both planes.
+ */
+module dev.kvrelay.spi.eventplane {
+  requires static transitive org.jspecify;
+  requires transitive dev.kvrelay.api;
+
+  exports dev.kvrelay.spi.eventplane;
+
+  uses dev.kvrelay.spi.eventplane.EventPlaneProvider;
+
+  provides dev.kvrelay.spi.eventplane.EventPlaneProvider
+      with dev.kvrelay.spi.eventplane.InMemoryEventPlaneProvider;
+}
