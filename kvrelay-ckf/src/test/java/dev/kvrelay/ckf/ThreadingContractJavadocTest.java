@@ -17,8 +17,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Project rule: the first Javadoc sentence of every type more than one thread can touch states its
  * threading contract ("Immutable and thread-safe: …", "Not thread-safe: confined to …"). Checks every type
- * declared in the main sources of every package of {@code kvrelay-ckf} and of the sibling module
- * {@code kvrelay-api} (read from the source tree, so one test serves both modules).
+ * declared in the main sources of every package of {@code kvrelay-ckf} and of the sibling modules
+ * {@code kvrelay-api} and the SPIs (read from the source tree, so one test serves every module).
  */
 class ThreadingContractJavadocTest {
   /** A type declaration at the start of a line (so never inside a Javadoc line, which starts with '*'). */
@@ -67,6 +67,8 @@ class ThreadingContractJavadocTest {
     "src/main/java/dev/kvrelay/ckf/producer",
     "src/main/java/dev/kvrelay/ckf/consumer",
     "../kvrelay-api/src/main/java/dev/kvrelay/api",
+    "../kvrelay-api/src/main/java/dev/kvrelay/api/plugin",
+    "../kvrelay-spi-eventplane/src/main/java/dev/kvrelay/spi/eventplane",
   })
   void firstJavadocSentenceOfEveryTypeStatesItsThreadingContract(String dir) throws IOException {
     assertThat(violations(Path.of(dir))).isEmpty();
