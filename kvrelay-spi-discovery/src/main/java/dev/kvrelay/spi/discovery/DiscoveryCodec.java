@@ -212,6 +212,7 @@ public final class DiscoveryCodec {
 
   // ---- decoding ----
 
+  /** Stateless and thread-safe: a deferred parse, so both input forms share one error mapping. */
   private interface JsonSource {
     JsonValue parse() throws JsonException;
   }
