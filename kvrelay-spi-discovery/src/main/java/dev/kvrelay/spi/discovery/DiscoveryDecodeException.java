@@ -32,6 +32,7 @@ public final class DiscoveryDecodeException extends DiscoveryException {
   private final Reason reason;
   private final String field;
   private final String entry;
+  private final String detail;
 
   /**
    * @param reason what is wrong
@@ -56,6 +57,7 @@ public final class DiscoveryDecodeException extends DiscoveryException {
     this.reason = Objects.requireNonNull(reason, "reason");
     this.field = Objects.requireNonNull(field, "field");
     this.entry = Objects.requireNonNull(entry, "entry");
+    this.detail = Objects.requireNonNull(message, "message");
   }
 
   private static String render(String entry, String field, String message) {
@@ -78,23 +80,22 @@ public final class DiscoveryDecodeException extends DiscoveryException {
     return entry;
   }
 
+  /** What is wrong, without the entry and field prefix. */
+  public String detail() {
+    return detail;
+  }
+
   /** The same problem, located at {@code entry} (keeps an entry already set). */
   public DiscoveryDecodeException at(String entry) {
     if (!this.entry.isEmpty()) {
       return this;
     }
-    return new DiscoveryDecodeException(reason, field, entry, bareMessage(), getCause());
+    return new DiscoveryDecodeException(reason, field, entry, detail, getCause());
   }
 
   /** The same problem with its field nested under {@code prefix} (e.g. {@code card_json}). */
   DiscoveryDecodeException under(String prefix) {
     String nested = field.isEmpty() ? prefix : prefix + "." + field;
-    return new DiscoveryDecodeException(reason, nested, entry, bareMessage(), getCause());
-  }
-
-  private String bareMessage() {
-    String full = Objects.requireNonNullElse(getMessage(), "");
-    String where = entry.isEmpty() ? field : field.isEmpty() ? entry : entry + " " + field;
-    return where.isEmpty() ? full : full.substring(where.length() + 2);
+    return new DiscoveryDecodeException(reason, nested, entry, detail, getCause());
   }
 }
