@@ -131,6 +131,15 @@ class JsonReaderTest {
   }
 
   @Test
+  void depthLimitIsBoundedSoTheRecursiveReaderCannotOverflowTheStack() throws Exception {
+    JsonLimits deepest = new JsonLimits(JsonLimits.MAX_DEPTH_BOUND, JsonLimits.DEFAULT_MAX_LENGTH);
+    String deep = "[".repeat(JsonLimits.MAX_DEPTH_BOUND) + "]".repeat(JsonLimits.MAX_DEPTH_BOUND);
+    assertThat(Json.parse(deep, deepest)).isInstanceOf(JsonArray.class);
+    assertThatThrownBy(() -> new JsonLimits(JsonLimits.MAX_DEPTH_BOUND + 1, 10)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new JsonLimits(0, 10)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void sizeLimitAppliesToTextAndBytes() {
     JsonLimits small = new JsonLimits(8, 4);
     assertThatThrownBy(() -> Json.parse("12345", small))
