@@ -5,4 +5,5 @@ module dev.kvrelay.api {
 
   exports dev.kvrelay.api;
   exports dev.kvrelay.api.plugin;
+  exports dev.kvrelay.api.json;
 }

@@ -1,0 +1,15 @@
+/**
+ * The discovery service-provider interface: the records discovery carries (endpoint instances, model
+ * cards, KV event sources and channels), their JSON codec, the watch contract, the provider registry and
+ * the in-memory provider {@code mem}.
+ */
+module dev.kvrelay.spi.discovery {
+  requires transitive dev.kvrelay.api;
+  requires static org.jspecify;
+
+  exports dev.kvrelay.spi.discovery;
+
+  uses dev.kvrelay.spi.discovery.DiscoveryProvider;
+
+  provides dev.kvrelay.spi.discovery.DiscoveryProvider with dev.kvrelay.spi.discovery.InMemoryDiscoveryProvider;
+}

@@ -1,0 +1,65 @@
+package dev.kvrelay.spi.discovery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Project rule: the first Javadoc sentence of every type states its threading contract. Checks the main
+ * sources of this module and of {@code dev.kvrelay.api.json} (read from the source tree).
+ */
+class ThreadingContractJavadocTest {
+  private static final Pattern DECLARATION = Pattern.compile(
+      "^[ \\t]*(?:(?:public|protected|private|static|final|sealed|non-sealed|abstract)\\s+)*"
+          + "(?:class|interface|enum|record)\\s+(\\w+)",
+      Pattern.MULTILINE);
+  private static final Pattern DOC_BEFORE = Pattern.compile(
+      "/\\*\\*((?:(?!\\*/).)*)\\*/\\s*(?:@[\\w.]+(?:\\([^)]*\\))?\\s*)*$", Pattern.DOTALL);
+  private static final Pattern CONTRACT = Pattern.compile("(?i)thread-safe|thread safe|immutable|confined");
+
+  static List<String> violations(Path dir) throws IOException {
+    List<String> bad = new ArrayList<>();
+    List<Path> files;
+    try (Stream<Path> s = Files.list(dir)) {
+      files = s.filter(p -> p.toString().endsWith(".java") && !p.endsWith("package-info.java")).sorted().toList();
+    }
+    assertThat(files).as("main sources under %s", dir.toAbsolutePath()).isNotEmpty();
+    for (Path file : files) {
+      String src = Files.readString(file, StandardCharsets.UTF_8);
+      Matcher decl = DECLARATION.matcher(src);
+      while (decl.find()) {
+        Matcher doc = DOC_BEFORE.matcher(src.substring(0, decl.start()));
+        String first = doc.find() ? firstSentence(doc.group(1)) : "(no Javadoc)";
+        if (!CONTRACT.matcher(first).find()) {
+          bad.add(file.getFileName() + " " + decl.group(1) + ": \"" + first + "\"");
+        }
+      }
+    }
+    return bad;
+  }
+
+  static String firstSentence(String doc) {
+    String text = doc.replaceAll("(?m)^\\s*\\*\\s?", " ").replaceAll("\\s+", " ").trim();
+    Matcher end = Pattern.compile("\\.(\\s|$)").matcher(text);
+    return end.find() ? text.substring(0, end.start() + 1) : text;
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {
+    "src/main/java/dev/kvrelay/spi/discovery",
+    "../kvrelay-api/src/main/java/dev/kvrelay/api/json",
+  })
+  void firstJavadocSentenceOfEveryTypeStatesItsThreadingContract(String dir) throws IOException {
+    assertThat(violations(Path.of(dir))).isEmpty();
+  }
+}
