@@ -68,7 +68,9 @@ class ThreadingContractJavadocTest {
     "src/main/java/dev/kvrelay/ckf/consumer",
     "../kvrelay-api/src/main/java/dev/kvrelay/api",
     "../kvrelay-api/src/main/java/dev/kvrelay/api/plugin",
+    "../kvrelay-api/src/main/java/dev/kvrelay/api/json",
     "../kvrelay-spi-eventplane/src/main/java/dev/kvrelay/spi/eventplane",
+    "../kvrelay-spi-discovery/src/main/java/dev/kvrelay/spi/discovery",
   })
   void firstJavadocSentenceOfEveryTypeStatesItsThreadingContract(String dir) throws IOException {
     assertThat(violations(Path.of(dir))).isEmpty();

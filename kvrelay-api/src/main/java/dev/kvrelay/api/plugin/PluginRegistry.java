@@ -41,7 +41,7 @@ public final class PluginRegistry<P extends Plugin> {
     for (P p : providers) {
       sorted.add(p);
     }
-    sorted.sort(Comparator.comparingInt((P p) -> -p.priority()).thenComparing(Plugin::name));
+    sorted.sort(Comparator.comparing((P p) -> p.priority(), Comparator.reverseOrder()).thenComparing(Plugin::name));
     return new PluginRegistry<>(kind, Collections.unmodifiableList(sorted), Map.copyOf(new TreeMap<>(knownArtifacts)));
   }
 

@@ -55,6 +55,14 @@ class PluginRegistryTest {
   }
 
   @Test
+  void extremePrioritiesOrderCorrectly() {
+    Fake lowest = new Fake("a", "x:a", true, Integer.MIN_VALUE);
+    Fake highest = new Fake("b", "x:b", true, Integer.MAX_VALUE);
+    PluginRegistry<Fake> r = PluginRegistry.of("event plane", List.of(lowest, highest), Map.of());
+    assertThat(r.providers()).containsExactly(highest, lowest);
+  }
+
+  @Test
   void noAvailableProviderFails() {
     PluginRegistry<Fake> r = PluginRegistry.of("event plane", List.of(), Map.of("zmq", "x:zmq"));
     assertThatThrownBy(r::best).hasMessageContaining("x:zmq");
