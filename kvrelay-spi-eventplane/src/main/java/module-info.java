@@ -1,8 +1,8 @@
 /**
  * The event-plane SPI: the values the event plane carries (RouterEvents, load reports, envelopes), their
- * msgpack codec, subject and ZMQ frame helpers, the provider interface found through
- * {@link java.util.ServiceLoader}, the recovery request-plane client interface, and the in-memory
- * implementations of both planes.
+ * msgpack codec, ZMQ frame helpers, the provider interface found through {@link java.util.ServiceLoader},
+ * the recovery request-plane client interface, and the in-memory implementations of both planes. Scopes
+ * and subjects are {@code dev.kvrelay.api.EventScope}.
  */
 module dev.kvrelay.spi.eventplane {
   requires static transitive org.jspecify;

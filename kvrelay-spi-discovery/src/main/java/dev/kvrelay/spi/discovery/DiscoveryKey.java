@@ -1,6 +1,8 @@
 package dev.kvrelay.spi.discovery;
 
 import dev.kvrelay.api.DynamoEndpointId;
+import dev.kvrelay.api.EventScope;
+import dev.kvrelay.api.EventSegments;
 import dev.kvrelay.api.WireValidationException;
 import java.util.Comparator;
 
@@ -104,20 +106,20 @@ public sealed interface DiscoveryKey permits EndpointKey, ModelKey, EventChannel
     if ((p.length != 5 && p.length != 7 && p.length != 9) || !p[0].equals("namespace")) {
       throw invalidPath("an event path is namespace/{ns}[/component/{c}[/endpoint/{e}]]/topic/{topic}/{id_hex}");
     }
-    String namespace = nonEmpty(EventSegments.decode(p[1]));
+    String namespace = nonEmpty(segment(p[1]));
     EventScope scope;
     if (p.length == 5) {
       scope = new EventScope.Namespace(namespace);
     } else if (!p[2].equals("component")) {
       throw invalidPath("expected 'component' after the namespace");
     } else if (p.length == 7) {
-      scope = new EventScope.Component(namespace, nonEmpty(EventSegments.decode(p[3])));
+      scope = new EventScope.Component(namespace, nonEmpty(segment(p[3])));
     } else if (!p[4].equals("endpoint")) {
       throw invalidPath("expected 'endpoint' after the component");
     } else {
       try {
         scope = new EventScope.Endpoint(DynamoEndpointId.fromWire(
-            namespace, EventSegments.decode(p[3]), EventSegments.decode(p[5])));
+            namespace, segment(p[3]), segment(p[5])));
       } catch (WireValidationException e) {
         throw invalidPath(e.getMessage());
       }
@@ -126,11 +128,20 @@ public sealed interface DiscoveryKey permits EndpointKey, ModelKey, EventChannel
     if (!p[t].equals("topic")) {
       throw invalidPath("expected 'topic' after the scope");
     }
-    String topic = nonEmpty(EventSegments.decode(p[t + 1]));
+    String topic = nonEmpty(segment(p[t + 1]));
     long id = Names.parseHex(p[t + 2], "");
     return kind == DiscoveryKind.EVENT_CHANNEL
         ? new EventChannelKey(scope, topic, id)
         : new EventSourceKey(scope, topic, id);
+  }
+
+  /** Decodes a §1.3 segment; a non-canonical one makes the path invalid. */
+  private static String segment(String encoded) throws DiscoveryDecodeException {
+    try {
+      return EventSegments.decode(encoded);
+    } catch (WireValidationException e) {
+      throw invalidPath(e.detail());
+    }
   }
 
   private static String nonEmpty(String segment) throws DiscoveryDecodeException {

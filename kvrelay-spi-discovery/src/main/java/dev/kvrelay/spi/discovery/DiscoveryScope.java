@@ -1,6 +1,7 @@
 package dev.kvrelay.spi.discovery;
 
 import dev.kvrelay.api.DynamoEndpointId;
+import dev.kvrelay.api.EventScope;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;

@@ -1,5 +1,8 @@
 package dev.kvrelay.spi.discovery;
 
+import dev.kvrelay.api.EventScope;
+import dev.kvrelay.api.EventSegments;
+
 /**
  * Immutable and thread-safe: the id of where to connect for one event publisher, path {@code {scope path}/topic/{topic}/{id_hex}} with
  * percent-encoded segments.

@@ -4,6 +4,7 @@ import static dev.kvrelay.spi.discovery.TestRecords.ep;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.kvrelay.api.EventScope;
 import dev.kvrelay.api.json.Json;
 import dev.kvrelay.api.json.JsonNumber;
 import dev.kvrelay.api.json.JsonObject;

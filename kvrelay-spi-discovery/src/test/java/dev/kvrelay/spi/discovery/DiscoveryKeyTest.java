@@ -5,36 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.kvrelay.api.EventScope;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.params.provider.ValueSource;
 
-/** Path forms of runtime-inputs.md §1.4 / §2.1 and the §1.3 segment encoding. */
+/** Path forms of runtime-inputs.md §1.4 / §2.1 (the §1.3 segment codec itself: kvrelay-api EventSegmentsTest). */
 class DiscoveryKeyTest {
-
-  @Test
-  void segmentEncodingExampleOf13() throws Exception {
-    assertThat(EventSegments.encode("ns.a/b")).isEqualTo("ns%2Ea%2Fb");
-    assertThat(EventSegments.decode("ns%2Ea%2Fb")).isEqualTo("ns.a/b");
-  }
-
-  @Test
-  void segmentEncodingPassesOnlyAlnumUnderscoreAndDash() throws Exception {
-    assertThat(EventSegments.encode("kv-events_AZaz09")).isEqualTo("kv-events_AZaz09");
-    assertThat(EventSegments.encode("a b~.%")).isEqualTo("a%20b%7E%2E%25");
-    // UTF-8 bytes, uppercase hex: é = C3 A9; U+1F600 = F0 9F 98 80.
-    assertThat(EventSegments.encode("é\uD83D\uDE00")).isEqualTo("%C3%A9%F0%9F%98%80");
-    assertThat(EventSegments.decode("%C3%A9%F0%9F%98%80")).isEqualTo("é\uD83D\uDE00");
-  }
-
-  @ParameterizedTest
-  @ValueSource(strings = {"a.b", "a%2e", "%2", "%G0", "%41", "a%2Fb/c", "%C3", "%FF", "a b"})
-  void nonCanonicalSegmentsAreRejected(String encoded) {
-    DiscoveryDecodeException e = catchThrowableOfType(DiscoveryDecodeException.class, () -> EventSegments.decode(encoded));
-    assertThat(e).as(encoded).isNotNull();
-    assertThat(e.reason()).isEqualTo(DiscoveryDecodeException.Reason.INVALID_PATH);
-  }
 
   @Test
   void etcdKeyExamplesOf21Parse() throws Exception {
@@ -65,9 +42,6 @@ class DiscoveryKeyTest {
     for (DiscoveryKey k : new DiscoveryKey[] {ns, comp, endpoint}) {
       assertThat(DiscoveryKey.parse(k.kind(), k.path())).isEqualTo(k);
     }
-    // §5.3 subject example.
-    assertThat(new EventScope.Endpoint(ep("dynamo", "backend", "generate")).subjectPrefix() + "." + EventSegments.encode("kv-events"))
-        .isEqualTo("namespace.dynamo.component.backend.endpoint.generate.kv-events");
   }
 
   @Test
@@ -103,6 +77,11 @@ class DiscoveryKeyTest {
     "EVENT_SOURCE, namespace/n/topic//1",
     "EVENT_CHANNEL, namespace/n.x/topic/t/1",
     "EVENT_CHANNEL, namespace/n/topic/t/g",
+    // Non-canonical §1.3 segments (EventSegments.decode rejects them) make the whole path invalid.
+    "EVENT_CHANNEL, namespace/n%41/topic/t/1",
+    "EVENT_SOURCE, namespace/n/component/%C3/topic/t/1",
+    "EVENT_SOURCE, namespace/n/component/c/endpoint/a%2e/topic/t/1",
+    "EVENT_SOURCE, namespace/n/component/c/endpoint/e/topic/%G0/1",
   })
   void malformedPathsAreRejected(DiscoveryKind kind, String path) {
     DiscoveryDecodeException e = catchThrowableOfType(DiscoveryDecodeException.class, () -> DiscoveryKey.parse(kind, path));

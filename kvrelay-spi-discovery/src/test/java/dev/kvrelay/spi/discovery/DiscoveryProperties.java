@@ -78,19 +78,6 @@ class DiscoveryProperties {
   }
 
   @Test
-  void segmentEncodingRoundTripsAndUsesOnlySafeCharacters() {
-    qt().withExamples(3000).forAll(DiscoveryGens.names(true)).checkAssert(s -> {
-      String enc = EventSegments.encode(s);
-      assertThat(enc).matches("([A-Za-z0-9_-]|%[0-9A-F]{2})*");
-      try {
-        assertThat(EventSegments.decode(enc)).isEqualTo(s);
-      } catch (DiscoveryDecodeException e) {
-        throw new AssertionError(enc, e);
-      }
-    });
-  }
-
-  @Test
   void arbitraryPathsNeverThrowUnchecked() {
     Gen<String> pieces = Generate.pick(List.of("/", "namespace", "component", "endpoint", "topic", "n", "%", "%2F",
         "%C3", "0", "ff", "10000000000000000", "", " ", "é", ".", "v1/mdc/", "v1/instances/", "v1/event_sources/"));
@@ -105,7 +92,6 @@ class DiscoveryProperties {
     qt().withExamples(4000).forAll(paths, Generate.enumValues(DiscoveryKind.class)).checkAssert((p, kind) -> {
       onlyDecodeException(() -> DiscoveryKey.parse(kind, p));
       onlyDecodeException(() -> DiscoveryKey.parseStorageKey(p));
-      onlyDecodeException(() -> EventSegments.decode(p));
     });
   }
 

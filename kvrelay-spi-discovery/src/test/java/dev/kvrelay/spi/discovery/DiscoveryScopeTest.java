@@ -4,6 +4,7 @@ import static dev.kvrelay.spi.discovery.TestRecords.ep;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.kvrelay.api.EventScope;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

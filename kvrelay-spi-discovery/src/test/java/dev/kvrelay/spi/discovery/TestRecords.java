@@ -1,6 +1,7 @@
 package dev.kvrelay.spi.discovery;
 
 import dev.kvrelay.api.DynamoEndpointId;
+import dev.kvrelay.api.EventScope;
 import dev.kvrelay.api.json.JsonArray;
 import dev.kvrelay.api.json.JsonObject;
 import java.util.Collection;

@@ -1,5 +1,7 @@
 package dev.kvrelay.spi.eventplane;
 
+import dev.kvrelay.api.EventScope;
+
 /**
  * Thread-safe: a connection to one event plane (ZMQ, NATS, in-memory) from which subscriptions are made.
  */

@@ -1,5 +1,7 @@
 package dev.kvrelay.spi.eventplane;
 
+import dev.kvrelay.api.EventScope;
+
 /**
  * Thread-safe: one subscription to a topic in a scope, delivering to its {@link EventListener} on one
  * delivery thread; it can be told which publishers' channels to connect to.

@@ -1,5 +1,6 @@
 package dev.kvrelay.spi.eventplane;
 
+import dev.kvrelay.api.EventScope;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -16,7 +17,7 @@ import java.util.function.LongSupplier;
  * test harness. Publishers encode every message with {@link EventPlaneCodec} and subscriptions decode
  * the bytes, so everything goes through the real wire format.
  *
- * <p>A subject is {@link EventSubjects#subject(EventScope, String)}; a subscription receives the messages
+ * <p>A subject is {@link EventScope#subject(String)}; a subscription receives the messages
  * of publishers on the same subject: all of them ({@link #create()}, like NATS), or only those whose
  * {@link ChannelLocator.InMemory} channel it connected to ({@link #withChannels()}, like ZMQ direct mode).
  * Each publisher numbers its messages 0, 1, 2, … and can drop, duplicate or hold back (reorder) messages
@@ -122,7 +123,7 @@ public final class InMemoryEventPlane implements EventPlane {
     private Publisher(EventScope scope, String topic, long publisherId) {
       this.scope = Objects.requireNonNull(scope, "scope");
       this.topic = Objects.requireNonNull(topic, "topic");
-      this.subject = EventSubjects.subject(scope, topic);
+      this.subject = scope.subject(topic);
       this.publisherId = publisherId;
     }
 
@@ -259,7 +260,7 @@ public final class InMemoryEventPlane implements EventPlane {
     Subscription(EventScope scope, String topic, EventListener listener) {
       this.scope = scope;
       this.topic = topic;
-      this.subject = EventSubjects.subject(scope, topic);
+      this.subject = scope.subject(topic);
       this.listener = listener;
       this.thread = new Thread(this::deliverLoop, "kvrelay-mem-events-" + THREAD_IDS.incrementAndGet());
       this.thread.setDaemon(true);

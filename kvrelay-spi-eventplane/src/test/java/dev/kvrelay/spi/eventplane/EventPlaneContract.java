@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvrelay.api.DynamoEndpointId;
+import dev.kvrelay.api.EventScope;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

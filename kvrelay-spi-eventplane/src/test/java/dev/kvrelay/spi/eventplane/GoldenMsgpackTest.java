@@ -3,6 +3,7 @@ package dev.kvrelay.spi.eventplane;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.api.DynamoEndpointId;
+import dev.kvrelay.api.EventScope;
 import java.util.List;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
@@ -191,8 +192,8 @@ class GoldenMsgpackTest {
 
   @Test
   void subjectOfTheSpecExample() {
-    assertThat(EventSubjects.subject(
-            EventScope.endpoint(new DynamoEndpointId("dynamo", "backend", "generate")), EventTopics.KV_EVENTS))
+    // runtime-inputs.md §5.3 example, with the EventTopics constant.
+    assertThat(EventScope.endpoint(new DynamoEndpointId("dynamo", "backend", "generate")).subject(EventTopics.KV_EVENTS))
         .isEqualTo("namespace.dynamo.component.backend.endpoint.generate.kv-events");
   }
 }

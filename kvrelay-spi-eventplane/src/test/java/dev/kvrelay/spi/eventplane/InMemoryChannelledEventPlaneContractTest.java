@@ -1,5 +1,7 @@
 package dev.kvrelay.spi.eventplane;
 
+import dev.kvrelay.api.EventScope;
+
 /** The event-plane contract against the in-memory plane that needs connected channels (ZMQ-like). */
 class InMemoryChannelledEventPlaneContractTest extends EventPlaneContract {
 

@@ -1,5 +1,7 @@
 package dev.kvrelay.spi.eventplane;
 
+import dev.kvrelay.api.EventScope;
+
 /** The event-plane contract against the in-memory plane whose subscriptions ignore channels (NATS-like). */
 class InMemoryEventPlaneContractTest extends EventPlaneContract {
 

@@ -3,6 +3,7 @@ package dev.kvrelay.spi.eventplane;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.api.DynamoEndpointId;
+import dev.kvrelay.api.EventScope;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;

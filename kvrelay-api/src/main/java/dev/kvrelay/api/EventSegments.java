@@ -1,4 +1,4 @@
-package dev.kvrelay.spi.discovery;
+package dev.kvrelay.api;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -8,22 +8,29 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Stateless and thread-safe: the percent encoding of one segment of an event-channel / event-source path
- * or event-plane subject ({@code runtime-inputs.md} §1.3). UTF-8 bytes {@code [A-Za-z0-9_-]} pass
- * through; every other byte becomes {@code %HH} with uppercase hex: {@code ns.a/b} → {@code ns%2Ea%2Fb}.
+ * or event-plane subject ({@code runtime-inputs.md} §1.3), the only implementation of that format in
+ * kvrelay. UTF-8 bytes {@code [A-Za-z0-9_-]} pass through; every other byte becomes {@code %HH} with
+ * uppercase hex: {@code ns.a/b} → {@code ns%2Ea%2Fb}.
+ *
+ * <p>{@link #decode} accepts only the canonical form that {@link #encode} writes, so that {@code
+ * encode(decode(s)).equals(s)} for every accepted {@code s}.
  */
 public final class EventSegments {
+  /** The field {@link #decode} names in its {@link WireValidationException}. */
+  static final String FIELD = "event_segment";
+
   private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
   private EventSegments() {}
 
   /**
-   * Encodes a segment.
+   * Encodes a segment ({@code ""} encodes to {@code ""}).
    *
    * @throws IllegalArgumentException if {@code segment} has an unpaired surrogate (no UTF-8 form)
    */
   public static String encode(String segment) {
-    if (!segment.isEmpty()) {
-      Names.require("event path segment", segment);
+    if (!WireText.isWellFormed(segment)) {
+      throw new IllegalArgumentException("event path segment contains an unpaired surrogate");
     }
     byte[] bytes = segment.getBytes(StandardCharsets.UTF_8);
     StringBuilder out = new StringBuilder(bytes.length);
@@ -31,20 +38,21 @@ public final class EventSegments {
       if (isUnreserved(b)) {
         out.append((char) b);
       } else {
-        out.append('%').append(HEX[(b >> 4) & 0xF]).append(HEX[b & 0xF]);
+        out.append('%').append(HEX[(b >>> 4) & 0xF]).append(HEX[b & 0xF]);
       }
     }
     return out.toString();
   }
 
   /**
-   * Decodes a segment written by {@link #encode}. Only the canonical form is accepted, so that {@code
-   * encode(decode(s)).equals(s)}: unreserved bytes unescaped, every other byte as {@code %HH} with
-   * uppercase hex, and the bytes valid UTF-8.
+   * Decodes a segment written by {@link #encode}. Only the canonical form is accepted: unreserved bytes
+   * unescaped, every other byte as {@code %HH} with uppercase hex, and the bytes valid UTF-8. Emptiness
+   * is the caller's rule ({@code ""} decodes to {@code ""}).
    *
-   * @throws DiscoveryDecodeException (INVALID_PATH) otherwise
+   * @throws WireValidationException ({@link WireValidationException.Kind#MALFORMED}, field {@code event_segment})
+   *     otherwise
    */
-  public static String decode(String encoded) throws DiscoveryDecodeException {
+  public static String decode(String encoded) throws WireValidationException {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(encoded.length());
     for (int i = 0; i < encoded.length(); i++) {
       char c = encoded.charAt(i);
@@ -78,9 +86,8 @@ public final class EventSegments {
     }
   }
 
-  private static DiscoveryDecodeException invalid(String encoded, String why) {
-    return new DiscoveryDecodeException(DiscoveryDecodeException.Reason.INVALID_PATH, "", "",
-        "event path segment '" + encoded + "': " + why, null);
+  private static WireValidationException invalid(String encoded, String why) {
+    return WireValidationException.malformed(FIELD, "event path segment '" + encoded + "': " + why);
   }
 
   private static boolean isUnreserved(byte b) {
