@@ -1,0 +1,10 @@
+/**
+ * The embeddable relay engine: membership → pools → actors → projections → publication hubs, and the
+ * consumer views. Pure Java; plugins arrive through the discovery and event-plane SPIs.
+ */
+module dev.kvrelay.engine {
+  requires static transitive org.jspecify;
+  requires transitive dev.kvrelay.ckf;
+  requires transitive dev.kvrelay.spi.discovery;
+  requires transitive dev.kvrelay.spi.eventplane;
+}
