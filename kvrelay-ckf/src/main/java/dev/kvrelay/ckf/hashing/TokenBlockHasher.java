@@ -2,6 +2,9 @@ package dev.kvrelay.ckf.hashing;
 
 import com.dynatrace.hash4j.hashing.HashStream64;
 import dev.kvrelay.api.KvQueryHashFormat;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 
 /**
  * Not thread-safe (it owns a reusable XXH3 stream, so use one instance per thread): local block hashes
@@ -29,12 +32,20 @@ public final class TokenBlockHasher {
   private final int blockSize;
   private final BlockHashSalt salt;
   private final HashStream64 stream;
+  private final Xxh3 oneShot;
+  /** Little-endian image of one window for the one-shot path; grown on demand, never shrunk. */
+  private byte[] scratch = new byte[0];
+  private static final VarHandle LE_INT =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+  /** Windows up to this many bytes hash through the one-shot path (faster than the stream for short input). */
+  private static final int ONE_SHOT_MAX_BYTES = 1 << 16;
 
   private TokenBlockHasher(KvQueryHashFormat format, int blockSize, BlockHashSalt salt) {
     this.format = format;
     this.blockSize = blockSize;
     this.salt = salt;
     this.stream = Xxh3.withSeed(salt.seed()).newStream();
+    this.oneShot = Xxh3.withSeed(salt.seed());
   }
 
   /**
@@ -167,6 +178,21 @@ public final class TokenBlockHasher {
     }
     // Only reached with count > 0, so blockSize < (tokens in range) and blockSize + 1 cannot overflow.
     int window = format == KvQueryHashFormat.DYNAMO_EAGLE_V1 ? blockSize + 1 : blockSize;
+    if (multimodal.blockCount() == 0 && window <= ONE_SHOT_MAX_BYTES / Integer.BYTES) {
+      int bytes = window * Integer.BYTES;
+      if (scratch.length < bytes) {
+        scratch = new byte[bytes];
+      }
+      byte[] buf = scratch;
+      for (int block = 0; block < count; block++) {
+        int from = off + block * blockSize;
+        for (int i = 0; i < window; i++) {
+          LE_INT.set(buf, i * Integer.BYTES, tokens[from + i]);
+        }
+        out[outOff + block] = oneShot.hash(buf, 0, bytes);
+      }
+      return;
+    }
     for (int block = 0; block < count; block++) {
       HashStream64 s = stream.reset();
       s.putInts(tokens, off + block * blockSize, window);
