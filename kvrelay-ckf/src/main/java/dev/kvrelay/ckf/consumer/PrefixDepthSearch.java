@@ -155,6 +155,13 @@ public final class PrefixDepthSearch {
       nextLevel = 0;
       // The level reads class indexes from a copy: visiting one class does not depend on the previous probe.
       long levelSlots = slots;
+      if ((level & (level - 1)) != 0) {
+        // Several classes probe independent midpoints: issue their loads first so the misses overlap.
+        for (int pending = level; pending != 0; pending &= pending - 1) {
+          int c = (int) (levelSlots >>> (Integer.numberOfTrailingZeros(pending) << 2)) & 0xF;
+          probes.warm(lower[c] + ((upper[c] - lower[c]) >>> 1));
+        }
+      }
       do {
         int c = (int) (levelSlots >>> (Integer.numberOfTrailingZeros(level) << 2)) & 0xF;
         level &= level - 1;

@@ -28,6 +28,8 @@ final class QueryProbes {
   /** Per position: {@code stamp << 32 | examinedLanes << 16 | hitLanes}. */
   private long[] memo = new long[0];
   private int stamp;
+  /** Keeps the warm-up loads observable so the JIT cannot drop them. */
+  private long touched;
 
   /** Table mode for every later {@link #beginTableQuery}; allocates the position memo. */
   void bindTable(TransposedCkfTable table, CkfAddressing addressing) {
@@ -52,11 +54,45 @@ final class QueryProbes {
       stamp = 1;
     }
     this.hashes = hashes;
+    warmGallopingPositions(n);
+  }
+
+  /**
+   * The galloping phase always probes positions 0, 1, 2, 4, 8, … below {@code n}, in that order, each
+   * waiting on the previous answer. Preparing them and touching their buckets first lets their cache misses
+   * overlap instead of queueing one behind the other (the answers are still read later, by the probes).
+   */
+  @SuppressWarnings("nullness") // bound before any table query begins
+  private void warmGallopingPositions(int n) {
+    long sink = 0;
+    int current = stamp;
+    for (int p = 0; p < n; p = p == 0 ? 1 : p << 1) {
+      long packed = addressing.prepare(hashes[p]);
+      prepared[p] = packed;
+      memo[p] = (long) current << 32;
+      sink ^= table.touch(packed);
+    }
+    touched ^= sink;
   }
 
   /** Ends a table-backed search (drops the request's hashes). */
   void endTableQuery() {
     hashes = NO_HASHES;
+  }
+
+  /**
+   * Prepares {@code position} and touches its buckets without answering, so that a later probe of it finds
+   * its words in cache. No effect for an external probe or a position already prepared in this query.
+   */
+  @SuppressWarnings("nullness") // bound before any table query begins
+  void warm(int position) {
+    if (external != null || (int) (memo[position] >>> 32) == stamp) {
+      return;
+    }
+    long packed = addressing.prepare(hashes[position]);
+    prepared[position] = packed;
+    memo[position] = (long) stamp << 32;
+    touched ^= table.touch(packed);
   }
 
   /** Routes the following probes to {@code probe} until {@link #clearExternal()}. */

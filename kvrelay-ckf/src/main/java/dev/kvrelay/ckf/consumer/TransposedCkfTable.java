@@ -57,6 +57,19 @@ public final class TransposedCkfTable {
     return bucketCount;
   }
 
+  /**
+   * Touches both cache lines of both candidate buckets of {@code packedAddress} (opaque reads) and returns
+   * a value derived from them, so that a caller can issue the loads of several independent positions
+   * before depending on any of them: the memory system then overlaps their misses.
+   */
+  long touch(long packedAddress) {
+    int a = CkfAddressing.bucketA(packedAddress) * LANES;
+    int b = CkfAddressing.bucketB(packedAddress) * LANES;
+    long[] w = words;
+    return (long) WORDS.getOpaque(w, a) ^ (long) WORDS.getOpaque(w, a + LANES / 2)
+        ^ (long) WORDS.getOpaque(w, b) ^ (long) WORDS.getOpaque(w, b + LANES / 2);
+  }
+
   /** The word of {@code lane} in {@code bucket} (opaque read). */
   public long load(int bucket, int lane) {
     return (long) WORDS.getOpaque(words, bucket * LANES + lane);
