@@ -71,6 +71,7 @@ class ThreadingContractJavadocTest {
     "../kvrelay-api/src/main/java/dev/kvrelay/api/json",
     "../kvrelay-spi-eventplane/src/main/java/dev/kvrelay/spi/eventplane",
     "../kvrelay-spi-discovery/src/main/java/dev/kvrelay/spi/discovery",
+    "../kvrelay-engine/src/main/java/dev/kvrelay/engine/membership",
   })
   void firstJavadocSentenceOfEveryTypeStatesItsThreadingContract(String dir) throws IOException {
     assertThat(violations(Path.of(dir))).isEmpty();
