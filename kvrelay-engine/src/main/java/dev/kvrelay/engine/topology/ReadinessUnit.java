@@ -35,7 +35,7 @@ public record ReadinessUnit(
     workerIds = Collections.unmodifiableSortedSet(ids);
   }
 
-  /** Groups workers by {@code (worker_type, model_type, needs)}, units in first-seen order of unsigned id. */
+  /** Groups workers by {@code (worker_type, model_type, needs)}, units ordered by their smallest unsigned worker id. */
   public static List<ReadinessUnit> group(Map<Long, WorkerTopology> workers) {
     return group(workers, null);
   }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
@@ -86,7 +87,7 @@ public final class TopologyEntryValidator {
       }
       Set<WorkerRole> roles = WorkerRole.fromWireSet(field + ".roles", raw.roles());
       KvPoolId poolId = raw.poolId() == null ? null : KvPoolId.fromWire(raw.poolId());
-      members.add(new TopologyMember(endpoint, List.copyOf(roles), java.util.Optional.ofNullable(poolId)));
+      members.add(new TopologyMember(endpoint, List.copyOf(roles), Optional.ofNullable(poolId)));
     }
     Set<WorkerRole> duplicates = roleSet("duplicate_role_endpoints", wire.duplicateRoleEndpoints());
     for (WorkerRole role : duplicates) {
