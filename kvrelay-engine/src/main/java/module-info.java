@@ -9,4 +9,5 @@ module dev.kvrelay.engine {
   requires transitive dev.kvrelay.spi.eventplane;
 
   exports dev.kvrelay.engine.membership;
+  exports dev.kvrelay.engine.topology;
 }

@@ -72,6 +72,7 @@ class ThreadingContractJavadocTest {
     "../kvrelay-spi-eventplane/src/main/java/dev/kvrelay/spi/eventplane",
     "../kvrelay-spi-discovery/src/main/java/dev/kvrelay/spi/discovery",
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/membership",
+    "../kvrelay-engine/src/main/java/dev/kvrelay/engine/topology",
   })
   void firstJavadocSentenceOfEveryTypeStatesItsThreadingContract(String dir) throws IOException {
     assertThat(violations(Path.of(dir))).isEmpty();
