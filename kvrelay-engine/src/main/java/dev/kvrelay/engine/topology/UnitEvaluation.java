@@ -20,7 +20,7 @@ record UnitEvaluation(
     boolean ready, EnumSet<WorkerRole> present, EnumSet<WorkerRole> missing, EnumSet<WorkerRole> ambiguous,
     boolean legacy) {
 
-  /** One unit with its live worker count. */
+  /** Immutable: one unit with its live worker count. */
   record LiveUnit(WorkerRole workerType, List<List<WorkerRole>> needs, int liveCount) {}
 
   static UnitEvaluation evaluate(List<LiveUnit> units) {
