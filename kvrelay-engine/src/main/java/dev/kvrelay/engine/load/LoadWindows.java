@@ -21,6 +21,12 @@ public final class LoadWindows {
     this.windowMs = windowMs;
   }
 
+  /** Resumes after {@code current} (tests: sequence exhaustion). */
+  LoadWindows(long windowMs, KvPoolLoadUpdate current) {
+    this.windowMs = windowMs;
+    this.current = current;
+  }
+
   /** The startup window, sequence 0. */
   public KvPoolLoadUpdate initial(long nowMs, List<PoolLoadReport> pools) throws LoadWindowException {
     if (current != null) {
