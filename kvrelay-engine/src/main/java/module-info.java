@@ -10,4 +10,5 @@ module dev.kvrelay.engine {
 
   exports dev.kvrelay.engine.membership;
   exports dev.kvrelay.engine.topology;
+  exports dev.kvrelay.engine.load;
 }

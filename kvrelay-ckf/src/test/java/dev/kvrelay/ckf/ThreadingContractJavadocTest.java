@@ -73,6 +73,7 @@ class ThreadingContractJavadocTest {
     "../kvrelay-spi-discovery/src/main/java/dev/kvrelay/spi/discovery",
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/membership",
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/topology",
+    "../kvrelay-engine/src/main/java/dev/kvrelay/engine/load",
   })
   void firstJavadocSentenceOfEveryTypeStatesItsThreadingContract(String dir) throws IOException {
     assertThat(violations(Path.of(dir))).isEmpty();
