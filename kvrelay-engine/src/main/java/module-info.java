@@ -7,4 +7,5 @@ module dev.kvrelay.engine {
   requires transitive dev.kvrelay.ckf;
   requires transitive dev.kvrelay.spi.discovery;
   requires transitive dev.kvrelay.spi.eventplane;
+  exports dev.kvrelay.engine;
 }
