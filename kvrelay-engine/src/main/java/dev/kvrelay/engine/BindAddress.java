@@ -145,19 +145,19 @@ public record BindAddress(String text, InetAddress address, int port) {
     int gap = s.indexOf("::");
     int[] groups = new int[8];
     if (gap < 0) {
-      int n = readGroups(s, groups, 0, 8);
+      int n = readGroups(s, groups, 0, 8, true);
       return n == 8 ? toBytes(groups) : null;
     }
     if (s.indexOf("::", gap + 1) >= 0) {
       return null;
     }
     int[] head = new int[8];
-    int headCount = readGroups(s.substring(0, gap), head, 0, 7);
+    int headCount = readGroups(s.substring(0, gap), head, 0, 7, false);
     if (headCount < 0) {
       return null;
     }
     int[] tail = new int[8];
-    int tailCount = readGroups(s.substring(gap + 2), tail, 0, 7 - headCount);
+    int tailCount = readGroups(s.substring(gap + 2), tail, 0, 7 - headCount, true);
     if (tailCount < 0) {
       return null;
     }
@@ -168,9 +168,10 @@ public record BindAddress(String text, InetAddress address, int port) {
 
   /**
    * Reads colon-separated groups into {@code out[from..]}; at most {@code limit} groups; the last item may
-   * be an IPv4 address (two groups) when room remains. Returns the group count or -1.
+   * be an IPv4 address (two groups) when {@code allowIpv4} and room remains (never before {@code ::}, as
+   * Rust). Returns the group count or -1.
    */
-  private static int readGroups(String s, int[] out, int from, int limit) {
+  private static int readGroups(String s, int[] out, int from, int limit, boolean allowIpv4) {
     if (s.isEmpty()) {
       return 0;
     }
@@ -181,7 +182,7 @@ public record BindAddress(String text, InetAddress address, int port) {
       boolean last = i == parts.length - 1;
       if (last && p.indexOf('.') >= 0) {
         byte[] v4 = parseIpv4(p);
-        if (v4 == null || count + 2 > limit) {
+        if (!allowIpv4 || v4 == null || count + 2 > limit) {
           return -1;
         }
         out[from + count++] = ((v4[0] & 0xFF) << 8) | (v4[1] & 0xFF);
