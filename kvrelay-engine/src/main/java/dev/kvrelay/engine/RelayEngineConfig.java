@@ -156,6 +156,36 @@ public final class RelayEngineConfig {
     return (int) value(RelayConfigKey.LOAD_FANOUT_CAPACITY);
   }
 
+  /** Equal when every setting is equal (explicitly set knobs compare by value with defaulted ones). */
+  @Override
+  public boolean equals(@Nullable Object o) {
+    if (!(o instanceof RelayEngineConfig)) {
+      return false;
+    }
+    RelayEngineConfig other = (RelayEngineConfig) o;
+    if (!dcName.equals(other.dcName) || !Objects.equals(drtInstanceId, other.drtInstanceId)
+        || !scope.equals(other.scope) || !Objects.equals(bind, other.bind)) {
+      return false;
+    }
+    for (RelayConfigKey k : RelayConfigKey.values()) {
+      if (k.isNumeric() && value(k) != other.value(k)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public int hashCode() {
+    int h = Objects.hash(dcName, drtInstanceId, scope, bind);
+    for (RelayConfigKey k : RelayConfigKey.values()) {
+      if (k.isNumeric()) {
+        h = 31 * h + Long.hashCode(value(k));
+      }
+    }
+    return h;
+  }
+
   @Override
   public String toString() {
     StringBuilder sb = new StringBuilder("RelayEngineConfig[dc_id=").append(dcName).append(" (").append(dcId)

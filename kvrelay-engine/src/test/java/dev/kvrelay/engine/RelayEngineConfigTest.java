@@ -475,6 +475,16 @@ class RelayEngineConfigTest {
   }
 
   @Test
+  void equalSettingsGiveEqualConfigs() throws Exception {
+    RelayEngineConfig a = dcA().publicationThreshold(16).bind("127.0.0.1:1").build();
+    RelayEngineConfig b = dcA().bind("127.0.0.1:1").build();
+    assertThat(a).isEqualTo(b).hasSameHashCodeAs(b);
+    assertThat(a).isNotEqualTo(dcA().bind("127.0.0.1:1").publicationThreshold(17).build());
+    assertThat(a).isNotEqualTo(dcA().bind("127.0.0.1:2").build());
+    assertThat(a.toString()).contains("dc-a").contains("publication_threshold=16").contains("127.0.0.1:1");
+  }
+
+  @Test
   void failedBuildChangesNoState() throws Exception {
     RelayEngineConfig.Builder b = dcA().publicationThreshold(0);
     RelayConfigException first = rejected(b);
