@@ -11,4 +11,5 @@ module dev.kvrelay.engine {
   exports dev.kvrelay.engine.membership;
   exports dev.kvrelay.engine.topology;
   exports dev.kvrelay.engine.load;
+  exports dev.kvrelay.engine;
 }

@@ -74,6 +74,7 @@ class ThreadingContractJavadocTest {
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/membership",
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/topology",
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/load",
+    "../kvrelay-engine/src/main/java/dev/kvrelay/engine",
   })
   void firstJavadocSentenceOfEveryTypeStatesItsThreadingContract(String dir) throws IOException {
     assertThat(violations(Path.of(dir))).isEmpty();
