@@ -10,16 +10,19 @@ import org.jspecify.annotations.Nullable;
  * <p>"Whitespace" is Rust's {@code char::is_whitespace} (the Unicode {@code White_Space} property),
  * because upstream checks {@code value.trim() == value}; Java's {@link Character#isWhitespace} differs
  * (it misses U+00A0 and U+0085 and includes U+001C..U+001F).
+ *
+ * <p>This is the one implementation of these rules: the engine and the discovery SPI call it rather than
+ * keeping copies.
  */
-final class WireText {
+public final class WireText {
 
   /** Orders strings by code point, which equals byte-wise UTF-8 order (Rust {@code String} order). */
-  static final Comparator<String> CODE_POINT_ORDER = WireText::compareCodePoints;
+  public static final Comparator<String> CODE_POINT_ORDER = WireText::compareCodePoints;
 
   private WireText() {}
 
   /** Checks a text field from the wire; {@code null} (absent) counts as empty. */
-  static String check(String field, @Nullable String value) throws WireValidationException {
+  public static String check(String field, @Nullable String value) throws WireValidationException {
     String problem = problem(value);
     if (problem != null) {
       throw WireValidationException.malformed(field, problem);
@@ -28,7 +31,7 @@ final class WireText {
   }
 
   /** Checks a text value from a trusted caller. */
-  static String require(String field, String value) {
+  public static String require(String field, String value) {
     String problem = problem(value);
     if (problem != null) {
       throw new IllegalArgumentException(field + ": " + problem);
@@ -37,12 +40,12 @@ final class WireText {
   }
 
   /** True if {@code value} satisfies the text rules. */
-  static boolean isValid(@Nullable String value) {
+  public static boolean isValid(@Nullable String value) {
     return problem(value) == null;
   }
 
   /** What is wrong with {@code value}, or {@code null} if it is valid text. */
-  static @Nullable String problem(@Nullable String value) {
+  public static @Nullable String problem(@Nullable String value) {
     if (value == null || value.isEmpty()) {
       return "must not be empty";
     }
@@ -56,7 +59,7 @@ final class WireText {
   }
 
   /** True if the first or last code point is Unicode White_Space. */
-  static boolean hasSurroundingWhitespace(String value) {
+  public static boolean hasSurroundingWhitespace(String value) {
     if (value.isEmpty()) {
       return false;
     }
@@ -65,7 +68,7 @@ final class WireText {
   }
 
   /** True if every surrogate in {@code value} is part of a pair. */
-  static boolean isWellFormed(String value) {
+  public static boolean isWellFormed(String value) {
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
       if (Character.isHighSurrogate(c)) {
@@ -81,7 +84,7 @@ final class WireText {
   }
 
   /** The Unicode White_Space property, as Rust's {@code char::is_whitespace}. */
-  static boolean isUnicodeWhitespace(int cp) {
+  public static boolean isUnicodeWhitespace(int cp) {
     return (cp >= 0x09 && cp <= 0x0D)
         || cp == 0x20
         || cp == 0x85
@@ -120,7 +123,7 @@ final class WireText {
   }
 
   /** Code-point order (= UTF-8 byte order for well-formed strings). */
-  static int compareCodePoints(String a, String b) {
+  public static int compareCodePoints(String a, String b) {
     int i = 0;
     int j = 0;
     while (i < a.length() && j < b.length()) {

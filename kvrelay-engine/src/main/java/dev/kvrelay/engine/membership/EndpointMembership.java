@@ -4,6 +4,7 @@ import dev.kvrelay.api.DcId;
 import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.ModelRegistration;
+import dev.kvrelay.api.WireText;
 import dev.kvrelay.api.WorkerRole;
 import dev.kvrelay.spi.discovery.RuntimeConfig;
 import java.util.Collections;
@@ -51,7 +52,7 @@ public record EndpointMembership(
     roles = List.copyOf(roles);
     runtimeConfigs = AdapterMembership.unsignedCopy(runtimeConfigs);
     workerTopology = AdapterMembership.unsignedCopy(workerTopology);
-    TreeMap<String, AdapterMembership> a = new TreeMap<>(Texts.CODE_POINT_ORDER);
+    TreeMap<String, AdapterMembership> a = new TreeMap<>(WireText.CODE_POINT_ORDER);
     a.putAll(adapters);
     adapters = Collections.unmodifiableSortedMap(a);
     conflicts = List.copyOf(conflicts);

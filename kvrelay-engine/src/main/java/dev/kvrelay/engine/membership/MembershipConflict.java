@@ -1,5 +1,7 @@
 package dev.kvrelay.engine.membership;
 
+import dev.kvrelay.api.WireText;
+
 /**
  * Immutable and thread-safe: one reason an endpoint's membership cannot (fully) materialize. Ordered by
  * {@link #debugText()} (code-point order), the order upstream sorts conflicts in.
@@ -18,7 +20,7 @@ public record MembershipConflict(ConflictScope scope, ConflictSubject subject, S
 
   @Override
   public int compareTo(MembershipConflict other) {
-    return Texts.compareCodePoints(debugText(), other.debugText());
+    return WireText.compareCodePoints(debugText(), other.debugText());
   }
 
   @Override

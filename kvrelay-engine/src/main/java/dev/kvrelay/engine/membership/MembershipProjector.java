@@ -8,6 +8,7 @@ import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.KvQuerySemantics;
 import dev.kvrelay.api.ModelRegistration;
 import dev.kvrelay.api.ModelTarget;
+import dev.kvrelay.api.WireText;
 import dev.kvrelay.api.WireValidationException;
 import dev.kvrelay.api.WorkerRole;
 import dev.kvrelay.api.json.Json;
@@ -57,9 +58,9 @@ public final class MembershipProjector {
 
   private static final Comparator<ModelKey> KEY_ORDER = Comparator.comparing(ModelKey::endpoint)
       .thenComparing(ModelKey::instanceId, Long::compareUnsigned)
-      .thenComparing(ModelKey::suffix, Comparator.nullsFirst(Texts.CODE_POINT_ORDER));
+      .thenComparing(ModelKey::suffix, Comparator.nullsFirst(WireText.CODE_POINT_ORDER));
   private static final Comparator<ModelRecord> RECORD_ORDER = Comparator.comparing(ModelRecord::key, KEY_ORDER)
-      .thenComparing(r -> Json.write(r.rawCard()), Texts.CODE_POINT_ORDER);
+      .thenComparing(r -> Json.write(r.rawCard()), WireText.CODE_POINT_ORDER);
 
   private final DcId dcId;
   private final DiscoveryScope scope;
@@ -184,7 +185,7 @@ public final class MembershipProjector {
     final List<Claim> claims = new ArrayList<>();
     final TreeMap<Long, RuntimeConfig> runtimeConfigs = new TreeMap<>(Long::compareUnsigned);
     final TreeMap<Long, WorkerTopology> topology = new TreeMap<>(Long::compareUnsigned);
-    final TreeMap<String, AdapterBuilder> adapters = new TreeMap<>(Texts.CODE_POINT_ORDER);
+    final TreeMap<String, AdapterBuilder> adapters = new TreeMap<>(WireText.CODE_POINT_ORDER);
     @Nullable EndpointDomain domain;
 
     private EndpointDraft(DynamoEndpointId endpoint) {
@@ -218,7 +219,7 @@ public final class MembershipProjector {
     private void resolveBases(List<ModelRecord> bases) {
       boolean allResolved = true;
       Set<EndpointDomain> domains = new HashSet<>();
-      Set<String> validModels = new TreeSet<>(Texts.CODE_POINT_ORDER);
+      Set<String> validModels = new TreeSet<>(WireText.CODE_POINT_ORDER);
       TreeMap<Long, List<ModelRecord>> byWorker = new TreeMap<>(Long::compareUnsigned);
       for (ModelRecord r : bases) {
         ModelCard card = r.card().normalizedLegacyPrefill();
@@ -232,7 +233,7 @@ public final class MembershipProjector {
           conflict(ConflictScope.POOL_MATERIALIZATION, new ConflictSubject.Card(r.key()),
               "indexer domain cannot be resolved: " + e.detail());
         }
-        if (Texts.isValidId(card.displayName())) {
+        if (WireText.isValid(card.displayName())) {
           validModels.add(card.displayName());
         }
         byWorker.computeIfAbsent(r.key().instanceId(), w -> new ArrayList<>()).add(new ModelRecord(r.key(), card, r.rawCard()));
@@ -253,7 +254,7 @@ public final class MembershipProjector {
         }
         ModelRecord r = e.getValue().get(0);
         ModelCard card = r.card();
-        if (!Texts.isValidId(card.displayName())) {
+        if (!WireText.isValid(card.displayName())) {
           conflict(ConflictScope.SERVING_BINDING, new ConflictSubject.Card(r.key()), INVALID_MODEL);
           continue;
         }
@@ -278,7 +279,7 @@ public final class MembershipProjector {
         ModelCard.Lora lora = Objects.requireNonNull(card.lora());
         String served = card.displayName();
         String adapter = lora.name();
-        if (!Texts.isValidId(served) || !Texts.isValidId(adapter)) {
+        if (!WireText.isValid(served) || !WireText.isValid(adapter)) {
           conflict(ConflictScope.SERVING_BINDING, new ConflictSubject.Card(r.key()), INVALID_ADAPTER_IDS);
           continue;
         }
@@ -305,14 +306,14 @@ public final class MembershipProjector {
     /** Steps 7 (removal) to 9. */
     EndpointMembership build(Set<String> ambiguous) {
       TreeMap<Binding, TreeSet<String>> grouped = new TreeMap<>(
-          Comparator.comparing(Binding::model, Texts.CODE_POINT_ORDER).thenComparing(Binding::target));
+          Comparator.comparing(Binding::model, WireText.CODE_POINT_ORDER).thenComparing(Binding::target));
       for (Claim c : claims) {
         if (ambiguous.contains(c.model)) {
           conflict(ConflictScope.SERVING_BINDING, new ConflictSubject.Binding(c.model), AMBIGUOUS_BINDING);
           continue;
         }
         TreeSet<String> aliases =
-            grouped.computeIfAbsent(new Binding(c.model, c.target), b -> new TreeSet<>(Texts.CODE_POINT_ORDER));
+            grouped.computeIfAbsent(new Binding(c.model, c.target), b -> new TreeSet<>(WireText.CODE_POINT_ORDER));
         for (String alias : c.aliases) {
           if (!ambiguous.contains(alias)) {
             aliases.add(alias);
@@ -320,8 +321,8 @@ public final class MembershipProjector {
         }
       }
       List<ModelRegistration> registrations = new ArrayList<>();
-      TreeSet<String> models = new TreeSet<>(Texts.CODE_POINT_ORDER);
-      TreeSet<String> allAliases = new TreeSet<>(Texts.CODE_POINT_ORDER);
+      TreeSet<String> models = new TreeSet<>(WireText.CODE_POINT_ORDER);
+      TreeSet<String> allAliases = new TreeSet<>(WireText.CODE_POINT_ORDER);
       Set<String> survivingAdapters = new HashSet<>();
       for (Map.Entry<Binding, TreeSet<String>> e : grouped.entrySet()) {
         ModelRegistration reg =
@@ -334,7 +335,7 @@ public final class MembershipProjector {
         }
       }
       registrations.sort(Comparator.naturalOrder());
-      TreeMap<String, AdapterMembership> adapterMemberships = new TreeMap<>(Texts.CODE_POINT_ORDER);
+      TreeMap<String, AdapterMembership> adapterMemberships = new TreeMap<>(WireText.CODE_POINT_ORDER);
       for (Map.Entry<String, AdapterBuilder> e : adapters.entrySet()) {
         if (survivingAdapters.contains(e.getKey())) {
           AdapterBuilder a = e.getValue();
@@ -352,9 +353,9 @@ public final class MembershipProjector {
 
     /** Valid aliases: non-empty, no surrounding whitespace, not the model itself; sorted, distinct. */
     static List<String> validAliases(List<String> aliases, String model) {
-      TreeSet<String> out = new TreeSet<>(Texts.CODE_POINT_ORDER);
+      TreeSet<String> out = new TreeSet<>(WireText.CODE_POINT_ORDER);
       for (String a : aliases) {
-        if (Texts.isValidId(a) && !a.equals(model)) {
+        if (WireText.isValid(a) && !a.equals(model)) {
           out.add(a);
         }
       }

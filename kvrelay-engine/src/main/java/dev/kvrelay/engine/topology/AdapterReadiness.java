@@ -1,6 +1,7 @@
 package dev.kvrelay.engine.topology;
 
 import dev.kvrelay.api.ServingReadinessState;
+import dev.kvrelay.api.WireText;
 import dev.kvrelay.api.WorkerRole;
 import java.util.List;
 import java.util.Objects;
@@ -16,7 +17,7 @@ import java.util.Objects;
 public record AdapterReadiness(String canonicalModelId, ServingReadinessState state, List<WorkerRole> missingRoles) {
   /** Validates and copies. */
   public AdapterReadiness {
-    Text.require("canonicalModelId", canonicalModelId);
+    WireText.require("canonicalModelId", canonicalModelId);
     Objects.requireNonNull(state, "state");
     missingRoles = Roles.sortedUnique("missingRoles", missingRoles);
   }

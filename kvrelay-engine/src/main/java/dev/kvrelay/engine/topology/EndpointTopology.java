@@ -1,7 +1,15 @@
 package dev.kvrelay.engine.topology;
 
 import dev.kvrelay.api.DynamoEndpointId;
+import dev.kvrelay.api.ModelRegistration;
+import dev.kvrelay.api.ModelTarget;
+import dev.kvrelay.api.WireText;
 import dev.kvrelay.api.WorkerRole;
+import dev.kvrelay.engine.membership.AdapterMembership;
+import dev.kvrelay.engine.membership.ConflictScope;
+import dev.kvrelay.engine.membership.EndpointMembership;
+import dev.kvrelay.engine.membership.MembershipConflict;
+import dev.kvrelay.engine.membership.WorkerTopology;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -9,18 +17,22 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
  * Immutable and thread-safe: what the topology needs to know about one serving endpoint's membership
- * (producer.md §2.2), independent of the membership projection's own types.
+ * (producer.md §2.2), in the membership projection's own value types; {@link #from(EndpointMembership)}
+ * builds it straight from the projection.
  *
  * @param endpoint the serving endpoint
  * @param roles the declared roles of the endpoint's base cards ({@code membership.roles}), non-empty
  * @param baseModels the distinct surviving Base registration models, sorted by code point
  * @param workers per worker id, its readiness topology
- * @param adapters the surviving LoRA adapters, sorted by served name
+ * @param adapters served adapter name → the surviving LoRA adapter, code-point order of the name
  * @param conflicts the scopes of the conflicts recorded on the endpoint
  */
 public record EndpointTopology(
@@ -28,30 +40,31 @@ public record EndpointTopology(
     Set<WorkerRole> roles,
     List<String> baseModels,
     Map<Long, WorkerTopology> workers,
-    List<AdapterMembership> adapters,
+    SortedMap<String, AdapterMembership> adapters,
     Set<ConflictScope> conflicts) {
 
-  /** Validates and copies; duplicate base models collapse, duplicate adapter served names are a caller bug. */
+  /** Validates and copies; duplicate base models collapse. */
   public EndpointTopology {
     Objects.requireNonNull(endpoint, "endpoint");
     if (roles.isEmpty()) {
       throw new IllegalArgumentException("endpoint " + endpoint + " declares no worker role");
     }
     roles = Collections.unmodifiableSet(EnumSet.copyOf(roles));
-    TreeSet<String> models = new TreeSet<>(Text.CODE_POINT_ORDER);
+    TreeSet<String> models = new TreeSet<>(WireText.CODE_POINT_ORDER);
     for (String model : baseModels) {
-      models.add(Text.require("baseModel", model));
+      models.add(WireText.require("baseModel", model));
     }
     baseModels = List.copyOf(models);
     workers = Collections.unmodifiableMap(new HashMap<>(workers));
-    List<AdapterMembership> sorted = new ArrayList<>(adapters);
-    sorted.sort((a, b) -> Text.compareCodePoints(a.servedName(), b.servedName()));
-    for (int i = 1; i < sorted.size(); i++) {
-      if (sorted.get(i).servedName().equals(sorted.get(i - 1).servedName())) {
-        throw new IllegalArgumentException("adapter " + sorted.get(i).servedName() + " listed twice");
-      }
+    TreeMap<String, AdapterMembership> byName = new TreeMap<>(WireText.CODE_POINT_ORDER);
+    for (Map.Entry<String, AdapterMembership> e : adapters.entrySet()) {
+      AdapterMembership a = e.getValue();
+      WireText.require("servedName", e.getKey());
+      WireText.require("baseModel", a.baseModel());
+      WireText.require("adapter", a.adapter());
+      byName.put(e.getKey(), a);
     }
-    adapters = List.copyOf(sorted);
+    adapters = Collections.unmodifiableSortedMap(byName);
     conflicts = conflicts.isEmpty()
         ? Set.of()
         : Collections.unmodifiableSet(EnumSet.copyOf(conflicts));
@@ -62,7 +75,7 @@ public record EndpointTopology(
    * derived from the workers.
    */
   public static EndpointTopology of(DynamoEndpointId endpoint, String baseModel, Map<Long, WorkerTopology> workers) {
-    return new EndpointTopology(endpoint, rolesOf(workers), List.of(baseModel), workers, List.of(), Set.of());
+    return new EndpointTopology(endpoint, rolesOf(workers), List.of(baseModel), workers, new TreeMap<>(), Set.of());
   }
 
   /** The sorted set of declared roles over {@code workers} (producer.md §2.2 step 9). */
@@ -80,8 +93,8 @@ public record EndpointTopology(
   }
 
   /** This endpoint with other adapters. */
-  public EndpointTopology withAdapters(List<AdapterMembership> newAdapters) {
-    return new EndpointTopology(endpoint, roles, baseModels, workers, newAdapters, conflicts);
+  public EndpointTopology withAdapters(Map<String, AdapterMembership> newAdapters) {
+    return new EndpointTopology(endpoint, roles, baseModels, workers, new TreeMap<>(newAdapters), conflicts);
   }
 
   /** The readiness units of this endpoint, grouped by {@code (worker_type, model_type, needs)}. */
@@ -91,6 +104,35 @@ public record EndpointTopology(
 
   /** True if the endpoint takes part in the topology (decision (b) of §2.3). */
   boolean participates() {
-    return !conflicts.contains(ConflictScope.SERVING_TOPOLOGY);
+    for (ConflictScope scope : conflicts) {
+      if (scope.removesTopologyMember()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The topology input of one projected endpoint ({@code producer.md} §2.2 → §5): its roles, the
+   * canonical ids of its Base registrations, its worker topology, its adapters and the scopes of its
+   * conflicts. Empty if the membership declares no role (no base card survived), because such an endpoint
+   * has no readiness unit.
+   */
+  public static Optional<EndpointTopology> from(EndpointMembership membership) {
+    if (membership.roles().isEmpty()) {
+      return Optional.empty();
+    }
+    List<String> baseModels = new ArrayList<>();
+    for (ModelRegistration r : membership.registrations()) {
+      if (r.target() instanceof ModelTarget.Base) {
+        baseModels.add(r.canonicalModelId());
+      }
+    }
+    EnumSet<ConflictScope> scopes = EnumSet.noneOf(ConflictScope.class);
+    for (MembershipConflict c : membership.conflicts()) {
+      scopes.add(c.scope());
+    }
+    return Optional.of(new EndpointTopology(membership.endpoint(), EnumSet.copyOf(membership.roles()),
+        baseModels, membership.workerTopology(), membership.adapters(), scopes));
   }
 }

@@ -3,7 +3,10 @@ package dev.kvrelay.engine.topology;
 import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.ServingReadinessState;
+import dev.kvrelay.api.WireText;
 import dev.kvrelay.api.WorkerRole;
+import dev.kvrelay.engine.membership.AdapterMembership;
+import dev.kvrelay.engine.membership.ConflictScope;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -27,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Evaluator {
   private static final Comparator<DynamoEndpointId> BY_PATH =
-      (a, b) -> Text.compareCodePoints(a.path(), b.path());
+      (a, b) -> WireText.compareCodePoints(a.path(), b.path());
   private static final Set<WorkerRole> DUPLICATE_WIRE_ROLES = EnumSet.of(WorkerRole.PREFILL, WorkerRole.DECODE);
 
   private Evaluator() {}
@@ -47,8 +50,8 @@ public final class Evaluator {
       Map<DynamoEndpointId, ? extends Set<Long>> availability,
       Collection<PoolLink> poolLinks) {
     Map<LinkKey, KvPoolId> links = links(poolLinks);
-    Comparator<EntryKey> keyOrder = Comparator.comparing(EntryKey::namespace, Text.CODE_POINT_ORDER)
-        .thenComparing(EntryKey::model, Text.CODE_POINT_ORDER);
+    Comparator<EntryKey> keyOrder = Comparator.comparing(EntryKey::namespace, WireText.CODE_POINT_ORDER)
+        .thenComparing(EntryKey::model, WireText.CODE_POINT_ORDER);
     TreeMap<EntryKey, List<EndpointTopology>> groups = new TreeMap<>(keyOrder);
     Set<DynamoEndpointId> seen = new HashSet<>();
     for (EndpointTopology endpoint : endpoints) {
@@ -112,15 +115,15 @@ public final class Evaluator {
       List<EndpointTopology> endpoints,
       Map<DynamoEndpointId, ? extends Set<Long>> availability,
       ServingReadinessState baseState) {
-    TreeMap<String, List<UnitEvaluation.LiveUnit>> byName = new TreeMap<>(Text.CODE_POINT_ORDER);
+    TreeMap<String, List<UnitEvaluation.LiveUnit>> byName = new TreeMap<>(WireText.CODE_POINT_ORDER);
     for (EndpointTopology endpoint : endpoints) {
       @Nullable Set<Long> live = availability.get(endpoint.endpoint());
-      for (AdapterMembership adapter : endpoint.adapters()) {
-        if (!adapter.baseModel().equals(baseModel)) {
+      for (Map.Entry<String, AdapterMembership> adapter : endpoint.adapters().entrySet()) {
+        if (!adapter.getValue().baseModel().equals(baseModel)) {
           continue;
         }
-        List<UnitEvaluation.LiveUnit> units = byName.computeIfAbsent(adapter.servedName(), k -> new ArrayList<>());
-        addUnits(units, ReadinessUnit.group(endpoint.workers(), adapter.workerIds()), live);
+        List<UnitEvaluation.LiveUnit> units = byName.computeIfAbsent(adapter.getKey(), k -> new ArrayList<>());
+        addUnits(units, ReadinessUnit.group(endpoint.workers(), adapter.getValue().workers().keySet()), live);
       }
     }
     List<AdapterReadiness> out = new ArrayList<>(byName.size());

@@ -2,6 +2,7 @@ package dev.kvrelay.engine.topology;
 
 import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.KvPoolId;
+import dev.kvrelay.api.WireText;
 import java.util.Objects;
 
 /**
@@ -16,7 +17,7 @@ public record PoolLink(DynamoEndpointId servingEndpoint, String baseModel, KvPoo
   /** Validates. */
   public PoolLink {
     Objects.requireNonNull(servingEndpoint, "servingEndpoint");
-    Text.require("baseModel", baseModel);
+    WireText.require("baseModel", baseModel);
     Objects.requireNonNull(poolId, "poolId");
   }
 }

@@ -1,12 +1,14 @@
 package dev.kvrelay.engine.topology;
 
 import dev.kvrelay.api.WorkerRole;
+import dev.kvrelay.engine.membership.WorkerTopology;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -19,12 +21,12 @@ import org.jspecify.annotations.Nullable;
  * <p>Decision (b) of §5.2: the grouping key includes {@code model_type}.
  *
  * @param workerType {@link WorkerRole#LEGACY} for role-less workers
- * @param modelType opaque unit identity
+ * @param modelType the decoded {@code model_type} flags (empty when absent), compared by equality only
  * @param needs the DNF needs of the unit
  * @param workerIds the unit's worker (instance) ids, ordered as unsigned 64-bit values
  */
 public record ReadinessUnit(
-    WorkerRole workerType, String modelType, List<List<WorkerRole>> needs, SortedSet<Long> workerIds) {
+    WorkerRole workerType, OptionalInt modelType, List<List<WorkerRole>> needs, SortedSet<Long> workerIds) {
   /** Copies the worker id set. */
   public ReadinessUnit {
     Objects.requireNonNull(workerType, "workerType");

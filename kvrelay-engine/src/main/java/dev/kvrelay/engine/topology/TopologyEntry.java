@@ -2,6 +2,7 @@ package dev.kvrelay.engine.topology;
 
 import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.ServingReadinessState;
+import dev.kvrelay.api.WireText;
 import dev.kvrelay.api.WorkerRole;
 import java.util.HashSet;
 import java.util.List;
@@ -35,8 +36,8 @@ public record TopologyEntry(
 
   /** Validates the §1.8 invariants that a producer must never break and copies the lists. */
   public TopologyEntry {
-    Text.require("namespace", namespace);
-    Text.require("canonicalModelId", canonicalModelId);
+    WireText.require("namespace", namespace);
+    WireText.require("canonicalModelId", canonicalModelId);
     Objects.requireNonNull(state, "state");
     presentRoles = Roles.sortedUnique("presentRoles", presentRoles);
     missingRoles = Roles.sortedUnique("missingRoles", missingRoles);

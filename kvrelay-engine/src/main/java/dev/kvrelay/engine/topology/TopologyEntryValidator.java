@@ -3,6 +3,7 @@ package dev.kvrelay.engine.topology;
 import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.ServingReadinessState;
+import dev.kvrelay.api.WireText;
 import dev.kvrelay.api.WireValidationException;
 import dev.kvrelay.api.WorkerRole;
 import java.util.ArrayList;
@@ -59,8 +60,8 @@ public final class TopologyEntryValidator {
     if (wire == null) {
       throw WireValidationException.malformed("entry", "topology entry is missing");
     }
-    String namespace = Text.check("namespace", wire.namespace());
-    String model = Text.check("canonical_model_id", wire.canonicalModelId());
+    String namespace = WireText.check("namespace", wire.namespace());
+    String model = WireText.check("canonical_model_id", wire.canonicalModelId());
     ServingReadinessState state = ServingReadinessState.fromWire(wire.state());
     Set<WorkerRole> present = roleSet("present_roles", wire.presentRoles());
     Set<WorkerRole> missing = roleSet("missing_roles", wire.missingRoles());
@@ -106,7 +107,7 @@ public final class TopologyEntryValidator {
         if (raw == null) {
           throw WireValidationException.malformed(field, "adapter is missing");
         }
-        String name = Text.check(field + ".canonical_model_id", raw.canonicalModelId());
+        String name = WireText.check(field + ".canonical_model_id", raw.canonicalModelId());
         ServingReadinessState adapterState = ServingReadinessState.fromWire(raw.state());
         Set<WorkerRole> adapterMissing = roleSet(field + ".missing_roles", raw.missingRoles());
         if (!names.add(name)) {

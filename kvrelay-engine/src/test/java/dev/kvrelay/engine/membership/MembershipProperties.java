@@ -11,6 +11,7 @@ import static org.quicktheories.generators.SourceDSL.lists;
 import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.ModelRegistration;
+import dev.kvrelay.api.WireText;
 import dev.kvrelay.spi.discovery.DiscoveryScope;
 import dev.kvrelay.spi.discovery.EventSourceRecord;
 import dev.kvrelay.spi.discovery.ModelRecord;
@@ -101,8 +102,8 @@ class MembershipProperties {
           for (EndpointMembership m : view.endpoints().values()) {
             assertThat(m.registrations()).isSortedAccordingTo(ModelRegistration::compareTo).doesNotHaveDuplicates();
             assertThat(m.conflicts()).isSortedAccordingTo(MembershipConflict::compareTo).doesNotHaveDuplicates();
-            assertThat(m.models()).isSortedAccordingTo(Texts.CODE_POINT_ORDER).doesNotHaveDuplicates();
-            assertThat(m.aliases()).isSortedAccordingTo(Texts.CODE_POINT_ORDER).doesNotHaveDuplicates();
+            assertThat(m.models()).isSortedAccordingTo(WireText.CODE_POINT_ORDER).doesNotHaveDuplicates();
+            assertThat(m.aliases()).isSortedAccordingTo(WireText.CODE_POINT_ORDER).doesNotHaveDuplicates();
             for (String served : m.adapters().keySet()) {
               assertThat(m.models()).contains(served);
             }

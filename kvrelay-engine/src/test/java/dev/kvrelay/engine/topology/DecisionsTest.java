@@ -12,6 +12,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.ServingReadinessState;
+import dev.kvrelay.engine.membership.ConflictScope;
+import dev.kvrelay.engine.membership.WorkerTopology;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,15 +61,15 @@ class DecisionsTest {
   @Test
   void decisionUnitGroupingKeyB_modelTypeSplitsUnits() {
     Map<Long, WorkerTopology> workers = new LinkedHashMap<>();
-    workers.put(1L, new WorkerTopology(P, "chat", List.of(List.of(D))));
-    workers.put(2L, new WorkerTopology(P, "embedding", List.of(List.of(D))));
-    workers.put(3L, new WorkerTopology(P, "chat", List.of(List.of(D))));
-    workers.put(4L, new WorkerTopology(D, "chat", List.of()));
+    workers.put(1L, new WorkerTopology(P, Fixtures.CHAT, List.of(List.of(D))));
+    workers.put(2L, new WorkerTopology(P, Fixtures.EMBEDDING, List.of(List.of(D))));
+    workers.put(3L, new WorkerTopology(P, Fixtures.CHAT, List.of(List.of(D))));
+    workers.put(4L, new WorkerTopology(D, Fixtures.CHAT, List.of()));
     List<ReadinessUnit> units = ReadinessUnit.group(workers);
     assertThat(units).containsExactlyInAnyOrder(
-        new ReadinessUnit(P, "chat", List.of(List.of(D)), new java.util.TreeSet<>(Set.of(1L, 3L))),
-        new ReadinessUnit(P, "embedding", List.of(List.of(D)), new java.util.TreeSet<>(Set.of(2L))),
-        new ReadinessUnit(D, "chat", List.of(), new java.util.TreeSet<>(Set.of(4L))));
+        new ReadinessUnit(P, Fixtures.CHAT, List.of(List.of(D)), new java.util.TreeSet<>(Set.of(1L, 3L))),
+        new ReadinessUnit(P, Fixtures.EMBEDDING, List.of(List.of(D)), new java.util.TreeSet<>(Set.of(2L))),
+        new ReadinessUnit(D, Fixtures.CHAT, List.of(), new java.util.TreeSet<>(Set.of(4L))));
 
     DynamoEndpointId e = ep("ns", "pd");
     TopologyEntry entry = Evaluator.evaluate(
@@ -80,8 +82,8 @@ class DecisionsTest {
   @Test
   void decisionUnitGroupingKeyB_sameKeyIsOneUnit() {
     Map<Long, WorkerTopology> workers = new LinkedHashMap<>();
-    workers.put(1L, new WorkerTopology(P, "chat", List.of()));
-    workers.put(2L, new WorkerTopology(P, "chat", List.of()));
+    workers.put(1L, new WorkerTopology(P, Fixtures.CHAT, List.of()));
+    workers.put(2L, new WorkerTopology(P, Fixtures.CHAT, List.of()));
     DynamoEndpointId e = ep("ns", "p");
     TopologyEntry entry = Evaluator.evaluate(
         List.of(EndpointTopology.of(e, "llama", workers)), live(e, Set.of(1L, 2L)), List.of()).get(0);

@@ -7,11 +7,16 @@ import dev.kvrelay.api.IdentitySource;
 import dev.kvrelay.api.IndexerDomainId;
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.WorkerRole;
+import dev.kvrelay.engine.membership.AdapterMembership;
+import dev.kvrelay.engine.membership.WorkerTopology;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeMap;
 
 /** Test helpers; confined to one test thread. */
 final class Fixtures {
@@ -21,7 +26,25 @@ final class Fixtures {
   static final WorkerRole AGG = WorkerRole.AGGREGATED;
   static final WorkerRole LEGACY = WorkerRole.LEGACY;
 
+  /** {@code model_type} flags of a Chat card ({@code ModelCard.modelTypeFlags()} of {@code "Chat"}). */
+  static final OptionalInt CHAT = OptionalInt.of(1);
+  /** {@code model_type} flags of an Embedding card. */
+  static final OptionalInt EMBEDDING = OptionalInt.of(4);
+
   private Fixtures() {}
+
+  /** One adapter {@code servedName} → (baseModel, adapter) loaded by {@code workerIds}, no LoRA counts. */
+  static Map<String, AdapterMembership> adapter(String servedName, String baseModel, String adapter, Long... workerIds) {
+    return adapter(servedName, baseModel, adapter, Set.of(workerIds));
+  }
+
+  static Map<String, AdapterMembership> adapter(String servedName, String baseModel, String adapter, Set<Long> workerIds) {
+    Map<Long, OptionalLong> workers = new LinkedHashMap<>();
+    for (Long id : workerIds) {
+      workers.put(id, OptionalLong.empty());
+    }
+    return Map.of(servedName, new AdapterMembership(baseModel, adapter, new TreeMap<>(workers)));
+  }
 
   static DynamoEndpointId ep(String namespace, String component) {
     return new DynamoEndpointId(namespace, component, "generate");

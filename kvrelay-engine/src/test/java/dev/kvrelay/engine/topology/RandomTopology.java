@@ -2,6 +2,9 @@ package dev.kvrelay.engine.topology;
 
 import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.WorkerRole;
+import dev.kvrelay.engine.membership.AdapterMembership;
+import dev.kvrelay.engine.membership.ConflictScope;
+import dev.kvrelay.engine.membership.WorkerTopology;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -9,8 +12,10 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 
 /** Test helper: seeded random memberships, availability and pool links; confined to one test thread. */
 final class RandomTopology {
@@ -60,14 +65,14 @@ final class RandomTopology {
         type = WorkerRole.PREFILL;
       }
       List<List<WorkerRole>> needs = type == WorkerRole.LEGACY ? List.of() : NEEDS.get(r.nextInt(NEEDS.size()));
-      workers.put(firstWorker + w, new WorkerTopology(type, r.nextBoolean() ? "" : "chat", needs));
+      workers.put(firstWorker + w, new WorkerTopology(type, r.nextBoolean() ? OptionalInt.empty() : Fixtures.CHAT, needs));
     }
     List<String> models = new ArrayList<>();
     models.add(MODELS[r.nextInt(MODELS.length)]);
     if (r.nextInt(5) == 0) {
       models.add(MODELS[r.nextInt(MODELS.length)]);
     }
-    List<AdapterMembership> adapters = new ArrayList<>();
+    TreeMap<String, AdapterMembership> adapters = new TreeMap<>();
     if (r.nextBoolean()) {
       Set<Long> subset = new HashSet<>();
       for (Long w : workers.keySet()) {
@@ -75,7 +80,7 @@ final class RandomTopology {
           subset.add(w);
         }
       }
-      adapters.add(new AdapterMembership("lora-" + r.nextInt(2), models.get(0), "a", subset));
+      adapters.putAll(Fixtures.adapter("lora-" + r.nextInt(2), models.get(0), "a", subset));
     }
     EnumSet<ConflictScope> conflicts = EnumSet.noneOf(ConflictScope.class);
     for (ConflictScope s : ConflictScope.values()) {

@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvrelay.api.KvPoolId;
-import dev.kvrelay.api.WireValidationException;
 import dev.kvrelay.api.WireValidationException.Kind;
+import dev.kvrelay.api.WireValidationException;
+import dev.kvrelay.engine.membership.WorkerTopology;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -172,7 +173,7 @@ class TopologyEntryValidatorTest {
   void evaluatorOutputRoundTrips() throws WireValidationException {
     for (TopologyEntry e : Evaluator.evaluate(
         List.of(Fixtures.endpoint(Fixtures.ep("ns", "pd"), "llama", 1, WorkerTopology.of(Fixtures.AGG))
-            .withAdapters(List.of(new AdapterMembership("sql", "llama", "sql-lora", java.util.Set.of(1L))))),
+            .withAdapters(Fixtures.adapter("sql", "llama", "sql-lora", 1L))),
         Fixtures.live(Fixtures.ep("ns", "pd"), java.util.Set.of(1L)),
         List.of(new PoolLink(Fixtures.ep("ns", "pd"), "llama", Fixtures.pool(4))))) {
       assertThat(TopologyEntryValidator.validate(WireForm.of(e))).isEqualTo(e);

@@ -6,8 +6,10 @@ import static org.quicktheories.generators.SourceDSL.longs;
 
 import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.ServingReadinessState;
+import dev.kvrelay.api.WireText;
 import dev.kvrelay.api.WireValidationException;
 import dev.kvrelay.api.WorkerRole;
+import dev.kvrelay.engine.membership.ConflictScope;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -50,15 +52,15 @@ class TopologyProperties {
         TopologyEntry e = entries.get(i);
         if (i > 0) {
           TopologyEntry prev = entries.get(i - 1);
-          int c = Text.compareCodePoints(prev.namespace(), e.namespace());
-          assertThat(c < 0 || (c == 0 && Text.compareCodePoints(prev.canonicalModelId(), e.canonicalModelId()) < 0))
+          int c = WireText.compareCodePoints(prev.namespace(), e.namespace());
+          assertThat(c < 0 || (c == 0 && WireText.compareCodePoints(prev.canonicalModelId(), e.canonicalModelId()) < 0))
               .as("entries strictly sorted").isTrue();
         }
         for (int j = 0; j < e.members().size(); j++) {
           TopologyMember m = e.members().get(j);
           actual.add(e.namespace() + "|" + e.canonicalModelId() + "|" + m.endpoint().path());
           if (j > 0) {
-            assertThat(Text.compareCodePoints(e.members().get(j - 1).endpoint().path(), m.endpoint().path()))
+            assertThat(WireText.compareCodePoints(e.members().get(j - 1).endpoint().path(), m.endpoint().path()))
                 .isNegative();
           }
         }

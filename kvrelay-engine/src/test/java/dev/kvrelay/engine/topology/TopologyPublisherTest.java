@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.ServingReadinessState;
+import dev.kvrelay.engine.membership.WorkerTopology;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -73,7 +74,7 @@ class TopologyPublisherTest {
     p.putMembership(MEMBERSHIP);
     p.claim(A, 1);
     p.publishAvailability(A, 1, Optional.of(Set.of(1L)));
-    p.putMembership(MEMBERSHIP.withAdapters(List.of(new AdapterMembership("llama-sql", "llama", "sql", Set.of(1L)))));
+    p.putMembership(MEMBERSHIP.withAdapters(Fixtures.adapter("llama-sql", "llama", "sql", 1L)));
     assertThat(state(p)).isEqualTo(ServingReadinessState.READY);
     assertThat(p.snapshot().entries().get(0).adapters()).extracting(AdapterReadiness::state)
         .containsExactly(ServingReadinessState.READY);

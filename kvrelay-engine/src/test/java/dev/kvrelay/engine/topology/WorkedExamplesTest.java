@@ -15,6 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.ServingReadinessState;
 import dev.kvrelay.api.WorkerRole;
+import dev.kvrelay.engine.membership.ConflictScope;
+import dev.kvrelay.engine.membership.WorkerTopology;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -171,7 +173,7 @@ class WorkedExamplesTest {
   void adapterOnAggregatedEndpointPlusSeparatePd_baseAndAdapterReady() {
     DynamoEndpointId agg = ep("ns", "agg");
     EndpointTopology aggregated = endpoint(agg, "llama", 5, WorkerTopology.of(AGG))
-        .withAdapters(List.of(new AdapterMembership("llama-sql", "llama", "sql-lora", Set.of(5L))));
+        .withAdapters(Fixtures.adapter("llama-sql", "llama", "sql-lora", 5L));
     TopologyEntry e = only(Evaluator.evaluate(
         List.of(aggregated, endpoint(PE, "llama", 1, PREFILL_NEEDS_D), endpoint(DE, "llama", 2, DECODE_NEEDS_P)),
         live(agg, Set.of(5L), PE, Set.of(1L), DE, Set.of(2L)), List.of()));
@@ -182,7 +184,7 @@ class WorkedExamplesTest {
   @Test
   void adapterOnlyOnDecodeInPd_baseReadyAdapterUnavailableMissingPrefill() {
     EndpointTopology decode = endpoint(DE, "llama", 2, DECODE_NEEDS_P)
-        .withAdapters(List.of(new AdapterMembership("llama-sql", "llama", "sql-lora", Set.of(2L))));
+        .withAdapters(Fixtures.adapter("llama-sql", "llama", "sql-lora", 2L));
     TopologyEntry e = only(Evaluator.evaluate(
         List.of(endpoint(PE, "llama", 1, PREFILL_NEEDS_D), decode),
         live(PE, Set.of(1L), DE, Set.of(2L)), List.of()));

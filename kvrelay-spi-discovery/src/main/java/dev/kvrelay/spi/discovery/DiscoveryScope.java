@@ -2,6 +2,7 @@ package dev.kvrelay.spi.discovery;
 
 import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.EventScope;
+import dev.kvrelay.api.WireText;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -113,7 +114,7 @@ public final class DiscoveryScope {
     if (Names.isBlank(value)) {
       throw invalid(what + " must not be blank");
     }
-    if (Names.hasSurroundingWhitespace(value)) {
+    if (WireText.hasSurroundingWhitespace(value)) {
       throw invalid(what + " '" + value + "' must not have leading or trailing whitespace");
     }
     if (Names.problem(value) != null) {

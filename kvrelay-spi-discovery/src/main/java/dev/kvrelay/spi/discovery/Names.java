@@ -1,28 +1,22 @@
 package dev.kvrelay.spi.discovery;
 
+import dev.kvrelay.api.WireText;
 import org.jspecify.annotations.Nullable;
 
 /** Stateless and thread-safe: text checks for names that appear in discovery keys and scopes. */
 final class Names {
   private Names() {}
 
-  /** What is wrong with a name (non-empty, well-formed UTF-16), or {@code null} if it is fine. */
+  /**
+   * What is wrong with a name, or {@code null} if it is fine. Discovery names only need to be non-empty
+   * well-formed UTF-16 (surrounding whitespace is allowed here, unlike the wire text rule of
+   * {@link WireText#problem}); the well-formedness check is {@link WireText#isWellFormed}.
+   */
   static @Nullable String problem(@Nullable String name) {
     if (name == null || name.isEmpty()) {
       return "must not be empty";
     }
-    for (int i = 0; i < name.length(); i++) {
-      char c = name.charAt(i);
-      if (Character.isHighSurrogate(c)) {
-        if (i + 1 >= name.length() || !Character.isLowSurrogate(name.charAt(i + 1))) {
-          return "contains an unpaired surrogate";
-        }
-        i++;
-      } else if (Character.isLowSurrogate(c)) {
-        return "contains an unpaired surrogate";
-      }
-    }
-    return null;
+    return WireText.isWellFormed(name) ? null : "contains an unpaired surrogate";
   }
 
   /** Requires a valid name from a trusted caller. */
@@ -43,21 +37,9 @@ final class Names {
     return name;
   }
 
-  /** True if the first or last code point is Unicode White_Space (Rust {@code char::is_whitespace}). */
-  static boolean hasSurroundingWhitespace(String value) {
-    return !value.isEmpty()
-        && (isUnicodeWhitespace(value.codePointAt(0)) || isUnicodeWhitespace(value.codePointBefore(value.length())));
-  }
-
   /** True if every code point is White_Space (or the string is empty). */
   static boolean isBlank(String value) {
-    return value.codePoints().allMatch(Names::isUnicodeWhitespace);
-  }
-
-  private static boolean isUnicodeWhitespace(int cp) {
-    return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 || cp == 0x1680
-        || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F
-        || cp == 0x3000;
+    return value.codePoints().allMatch(WireText::isUnicodeWhitespace);
   }
 
   /** Lowercase hex without padding or prefix ({@code {:x}} of a u64). */
