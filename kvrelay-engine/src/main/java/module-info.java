@@ -11,5 +11,6 @@ module dev.kvrelay.engine {
   exports dev.kvrelay.engine.membership;
   exports dev.kvrelay.engine.topology;
   exports dev.kvrelay.engine.load;
+  exports dev.kvrelay.engine.catalog;
   exports dev.kvrelay.engine;
 }
