@@ -12,4 +12,5 @@ module dev.kvrelay.engine {
   exports dev.kvrelay.engine.topology;
   exports dev.kvrelay.engine.load;
   exports dev.kvrelay.engine;
+  exports dev.kvrelay.engine.view;
 }
