@@ -13,4 +13,5 @@ module dev.kvrelay.engine {
   exports dev.kvrelay.engine.load;
   exports dev.kvrelay.engine.catalog;
   exports dev.kvrelay.engine;
+  exports dev.kvrelay.engine.view;
 }
