@@ -76,6 +76,7 @@ class ThreadingContractJavadocTest {
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/load",
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine",
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/catalog",
+    "../kvrelay-engine/src/main/java/dev/kvrelay/engine/view",
   })
   void firstJavadocSentenceOfEveryTypeStatesItsThreadingContract(String dir) throws IOException {
     assertThat(violations(Path.of(dir))).isEmpty();

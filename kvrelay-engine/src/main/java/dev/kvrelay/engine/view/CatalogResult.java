@@ -6,7 +6,7 @@ import java.util.List;
 public sealed interface CatalogResult {
 
   /**
-   * A new revision replaced the catalog.
+   * Immutable: a new revision replaced the catalog.
    *
    * @param revision the applied revision (unsigned)
    * @param changes per-pool actions, in snapshot order then dropped pools in pool order; unchanged pools are absent
@@ -19,14 +19,14 @@ public sealed interface CatalogResult {
   }
 
   /**
-   * The same revision with the same contents: a heartbeat; freshness was refreshed.
+   * Immutable: the same revision with the same contents, a heartbeat; freshness was refreshed.
    *
    * @param revision the revision (unsigned)
    */
   record Heartbeat(long revision) implements CatalogResult {}
 
   /**
-   * The update was rejected; nothing changed.
+   * Immutable: the update was rejected; nothing changed.
    *
    * @param error the typed reason
    * @param detail human-readable explanation
