@@ -3,24 +3,31 @@ package dev.kvrelay.engine.view;
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.api.RelayIdentity;
+import dev.kvrelay.engine.catalog.CatalogValidation;
+import dev.kvrelay.engine.catalog.CatalogValidator;
+import dev.kvrelay.engine.catalog.DescriptorWire;
+import dev.kvrelay.engine.catalog.ExcludedDescriptor;
+import dev.kvrelay.engine.catalog.KvPoolDescriptor;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Not thread-safe: confined to the catalog stream's task. The consumer's view of one relay's pool catalog
  * (wan-grpc.md §7.3): each new revision replaces the whole catalog; a smaller revision or an equal revision
- * with other contents is an error; an equal revision with the same contents is a heartbeat. Each descriptor
- * is validated on its own; malformed or unsupported pools are quarantined. The view reports, per pool, what
+ * with other contents (compared by value, in any order) is an error; an equal revision with the same contents is
+ * a heartbeat. Each descriptor is validated on its own by {@link CatalogValidator#validateAll}, the one consumer
+ * validator of wan-grpc.md §1.8: a malformed or unsupported descriptor whose pool id can be read quarantines that
+ * pool ({@link PoolChange.Kind#QUARANTINED}, with the validator's reason), one whose pool id cannot be read is
+ * dropped, and a pool id listed more than once quarantines the pool (every copy is excluded). The view reports, per pool, what
  * the owner must do with the pool's replica and load state ({@link PoolChange}). A rejected update changes
  * nothing.
  */
@@ -29,9 +36,9 @@ public final class CatalogView {
   private @Nullable RelayIdentity relay;
   private boolean hasRevision;
   private long revision;
-  private Set<PoolDescriptor> lastContents = Set.of();
+  private SnapshotContents lastContents = SnapshotContents.EMPTY;
   /** The usable pools of the applied revision, by pool id. */
-  private Map<KvPoolId, PoolDescriptor> pools = Map.of();
+  private Map<KvPoolId, KvPoolDescriptor> pools = Map.of();
   private long lastUpdateUs;
 
   /** An empty view with no revision and no pinned relay. */
@@ -49,7 +56,7 @@ public final class CatalogView {
     if (relay != null && !relay.equals(updateRelay)) {
       return new CatalogResult.Rejected(CatalogError.RELAY_CHANGED, relay + " -> " + updateRelay);
     }
-    Set<PoolDescriptor> contents = new HashSet<>(update.pools());
+    SnapshotContents contents = SnapshotContents.of(update.pools());
     if (hasRevision) {
       int cmp = Long.compareUnsigned(update.revision(), revision);
       if (cmp < 0) {
@@ -57,8 +64,7 @@ public final class CatalogView {
             "revision " + Long.toUnsignedString(update.revision()) + " < " + Long.toUnsignedString(revision));
       }
       if (cmp == 0) {
-        if (contents.size() == update.pools().size() && contents.equals(lastContents)
-            && update.pools().size() == lastContents.size()) {
+        if (contents.equals(lastContents)) {
           relay = updateRelay;
           lastUpdateUs = nowUs;
           return new CatalogResult.Heartbeat(revision);
@@ -70,38 +76,55 @@ public final class CatalogView {
     return replace(updateRelay, update, contents, nowUs);
   }
 
-  private CatalogResult replace(RelayIdentity updateRelay, CatalogUpdate update, Set<PoolDescriptor> contents,
+  private CatalogResult replace(RelayIdentity updateRelay, CatalogUpdate update, SnapshotContents contents,
       long nowUs) {
-    Map<KvPoolId, List<PoolDescriptor>> byPool = new LinkedHashMap<>();
-    for (PoolDescriptor d : update.pools()) {
-      ProducerIdentity p = d.producer();
-      if (p != null) {
-        byPool.computeIfAbsent(p.poolId(), k -> new ArrayList<>(1)).add(d);
+    List<DescriptorWire> received = update.pools();
+    CatalogValidation validation = CatalogValidator.validateAll(received);
+    // Every received index is either excluded or, in received order, the next usable descriptor.
+    List<@Nullable ExcludedDescriptor> exclusionAt = new ArrayList<>(Collections.nCopies(received.size(), null));
+    for (ExcludedDescriptor x : validation.excluded()) {
+      exclusionAt.set(x.index(), x);
+    }
+    Map<KvPoolId, KvPoolDescriptor> next = new HashMap<>();
+    Map<KvPoolId, List<String>> quarantined = new LinkedHashMap<>();
+    List<KvPoolId> order = new ArrayList<>();
+    Iterator<KvPoolDescriptor> usable = validation.usable().iterator();
+    for (int i = 0; i < received.size(); i++) {
+      ExcludedDescriptor x = exclusionAt.get(i);
+      if (x == null) {
+        KvPoolDescriptor d = usable.next();
+        next.put(d.poolId(), d);
+        order.add(d.poolId());
+      } else if (x.poolId() != null) {
+        // an unreadable pool id cannot be attributed to any pool: the descriptor is dropped
+        List<String> reasons = quarantined.computeIfAbsent(x.poolId(), k -> {
+          order.add(k);
+          return new ArrayList<>(1);
+        });
+        String reason = x.kind() + " " + x.field() + ": " + x.reason();
+        if (!reasons.contains(reason)) {
+          reasons.add(reason);
+        }
       }
     }
-    Map<KvPoolId, PoolDescriptor> next = new HashMap<>();
     List<PoolChange> changes = new ArrayList<>();
-    for (Map.Entry<KvPoolId, List<PoolDescriptor>> e : byPool.entrySet()) {
-      KvPoolId pool = e.getKey();
-      PoolDescriptor old = pools.get(pool);
+    for (KvPoolId pool : order) {
+      KvPoolDescriptor old = pools.get(pool);
       ProducerIdentity previous = old == null ? null : old.producer();
-      String problem = e.getValue().size() > 1 ? "pool listed " + e.getValue().size() + " times"
-          : DescriptorCheck.problem(e.getValue().get(0));
-      if (problem != null) {
-        changes.add(new PoolChange(pool, PoolChange.Kind.QUARANTINED, previous, null, problem));
+      List<String> reasons = quarantined.get(pool);
+      if (reasons != null) {
+        changes.add(new PoolChange(pool, PoolChange.Kind.QUARANTINED, previous, null, String.join("; ", reasons)));
         continue;
       }
-      PoolDescriptor d = e.getValue().get(0);
-      ProducerIdentity current = Objects.requireNonNull(d.producer());
-      next.put(pool, d);
+      ProducerIdentity current = Objects.requireNonNull(next.get(pool)).producer();
       if (previous == null) {
         changes.add(new PoolChange(pool, PoolChange.Kind.ADDED, null, current, ""));
       } else if (!previous.equals(current)) {
         changes.add(new PoolChange(pool, PoolChange.Kind.RESUBSCRIBE, previous, current, ""));
       }
     }
-    for (Map.Entry<KvPoolId, PoolDescriptor> e : new TreeMap<>(pools).entrySet()) {
-      if (!byPool.containsKey(e.getKey())) {
+    for (Map.Entry<KvPoolId, KvPoolDescriptor> e : new TreeMap<>(pools).entrySet()) {
+      if (!next.containsKey(e.getKey()) && !quarantined.containsKey(e.getKey())) {
         changes.add(new PoolChange(e.getKey(), PoolChange.Kind.DROPPED, e.getValue().producer(), null, ""));
       }
     }
@@ -120,24 +143,24 @@ public final class CatalogView {
    */
   public List<PoolChange> reset() {
     List<PoolChange> dropped = new ArrayList<>();
-    for (Map.Entry<KvPoolId, PoolDescriptor> e : new TreeMap<>(pools).entrySet()) {
+    for (Map.Entry<KvPoolId, KvPoolDescriptor> e : new TreeMap<>(pools).entrySet()) {
       dropped.add(new PoolChange(e.getKey(), PoolChange.Kind.DROPPED, e.getValue().producer(), null, ""));
     }
     relay = null;
     hasRevision = false;
     revision = 0;
-    lastContents = Set.of();
+    lastContents = SnapshotContents.EMPTY;
     pools = Map.of();
     return dropped;
   }
 
   /** The usable (validated, unambiguous) pools of the applied revision. */
-  public Map<KvPoolId, PoolDescriptor> pools() {
+  public Map<KvPoolId, KvPoolDescriptor> pools() {
     return Collections.unmodifiableMap(pools);
   }
 
   /** The usable descriptor of {@code pool}, if any. */
-  public Optional<PoolDescriptor> descriptor(KvPoolId pool) {
+  public Optional<KvPoolDescriptor> descriptor(KvPoolId pool) {
     return Optional.ofNullable(pools.get(pool));
   }
 

@@ -11,6 +11,7 @@ import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 
 import dev.kvrelay.api.ProducerIdentity;
+import dev.kvrelay.engine.catalog.DescriptorWire;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -95,7 +96,7 @@ class ViewProperties {
             long rev = revisions.get(i);
             int mask = masks.get(i);
             Set<ProducerIdentity> pools = new HashSet<>();
-            List<PoolDescriptor> ds = new ArrayList<>();
+            List<DescriptorWire> ds = new ArrayList<>();
             for (int b = 0; b < 4; b++) {
               if ((mask & (1 << b)) != 0) {
                 pools.add(universe.get(b));
