@@ -27,9 +27,9 @@ import org.jspecify.annotations.Nullable;
  * a heartbeat. Each descriptor is validated on its own by {@link CatalogValidator#validateAll}, the one consumer
  * validator of wan-grpc.md §1.8: a malformed or unsupported descriptor whose pool id can be read quarantines that
  * pool ({@link PoolChange.Kind#QUARANTINED}, with the validator's reason), one whose pool id cannot be read is
- * dropped, and a pool id listed more than once quarantines the pool (every copy is excluded). The view reports, per pool, what
- * the owner must do with the pool's replica and load state ({@link PoolChange}). A rejected update changes
- * nothing.
+ * dropped, and a pool id listed more than once quarantines the pool (every copy is excluded). The view reports,
+ * per pool, what the owner must do with the pool's replica and load state ({@link PoolChange}). A rejected
+ * update changes nothing.
  */
 public final class CatalogView {
 
