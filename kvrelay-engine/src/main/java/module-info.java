@@ -14,4 +14,5 @@ module dev.kvrelay.engine {
   exports dev.kvrelay.engine.catalog;
   exports dev.kvrelay.engine;
   exports dev.kvrelay.engine.view;
+  exports dev.kvrelay.engine.actor;
 }

@@ -1,0 +1,503 @@
+package dev.kvrelay.engine.actor;
+
+import dev.kvrelay.ckf.producer.BarrierSnapshot;
+import dev.kvrelay.ckf.producer.CkfDelta;
+import dev.kvrelay.ckf.producer.CkfOutcome;
+import dev.kvrelay.ckf.producer.CkfProducer;
+import dev.kvrelay.ckf.producer.CkfPublication;
+import dev.kvrelay.ckf.producer.CkfPublicationException;
+import dev.kvrelay.ckf.producer.CkfSnapshot;
+import dev.kvrelay.ckf.producer.MemberId;
+import dev.kvrelay.ckf.producer.StoredBatch;
+import dev.kvrelay.spi.eventplane.KvEventData;
+import dev.kvrelay.spi.eventplane.RouterEvent;
+import dev.kvrelay.spi.eventplane.StoredBlock;
+import java.lang.System.Logger.Level;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Thread-safe at its submission methods, single-writer inside: every command runs in one task confined
+ * to the {@link ActorScheduler} (never two at once), which alone touches the {@link CkfProducer}.
+ *
+ * <p>Mailbox (producer.md §3.1): bounded ({@link PoolActorConfig#mailboxCapacity()}); a full mailbox or
+ * exhausted block permits reject the submission with a typed {@link SubmitResult.Rejected} (counted),
+ * never blocking. An Apply costs {@code max(1, #blocks or #removed hashes)} permits capped at the permit
+ * total; Cleared costs 1; permits return when the command has run.
+ *
+ * <p>Ingest (§3.2): an event whose residency domain is unknown is counted and logged as
+ * unsupported-residency, changes nothing, counts no pending event, and does not reject the source
+ * ({@code ckf-cbi1.md} §3.4 decision). Other events not targeting primary residency are ignored
+ * (counted). Stored events are translated through one reused {@link StoredBatch}.
+ *
+ * <p>Cadence (§3.4): after each applied event, a pending count at the producer's threshold drains at
+ * once; otherwise the first pending event arms a one-shot timer ({@link
+ * PoolActorConfig#publicationDelayNanos()}) that drains whatever is pending. Flush, ResetRank and
+ * ReplaceRanks drain immediately. Shutdown drains and publishes the tail; Fence discards it.
+ *
+ * <p>Faults (§3.5): every non-OK outcome becomes a {@link SourceFault} (counted, logged, handed to the
+ * {@link FaultListener}); an invariant violation or an unexpected exception fences the actor. No fault
+ * or listener exception ever escapes the actor's task.
+ *
+ * <p>Lag: if the {@link PublicationListener} cannot take a publication, the actor counts a lag and
+ * fences the publisher ({@code DELIVERY_UNCERTAIN}): later drains publish nothing until the next
+ * Subscribe takes a barrier snapshot, which every consumer must then re-install.
+ */
+public final class PoolActor {
+  private static final System.Logger LOG = System.getLogger(PoolActor.class.getName());
+
+  private final CkfProducer producer;
+  private final PoolActorConfig config;
+  private final ActorScheduler scheduler;
+  private final PublicationListener publications;
+  private final FaultListener faults;
+  private final ArrayBlockingQueue<PoolCommand> mailbox;
+  private final AtomicLong permitsInUse = new AtomicLong();
+  private final AtomicBoolean running = new AtomicBoolean();
+  private final AtomicLong timerDue = new AtomicLong();
+  private volatile boolean closed;
+  private volatile boolean shutdownRequested;
+  private volatile boolean fenceRequested;
+  private final CompletableFuture<Void> shutdownDone = new CompletableFuture<>();
+  private final CompletableFuture<Void> fenceDone = new CompletableFuture<>();
+  private final LongAdder mailboxFull = new LongAdder();
+  private final LongAdder permitsExhausted = new LongAdder();
+  private final LongAdder closedRejections = new LongAdder();
+
+  // ---- confined to the actor task
+  private final StoredBatch batch = new StoredBatch();
+  private final Runnable loop = this::runLoop;
+  private ActorState state = ActorState.RUNNING;
+  private boolean timerArmed;
+  private long timerGeneration;
+  private long appliedEvents;
+  private long ignoredNonPrimary;
+  private long unsupportedResidency;
+  private long ignoredWhileClosed;
+  private long faultCount;
+  private long capacityOmissions;
+  private long rejectSource;
+  private long fenceFaults;
+  private long degradedResets;
+  private long lags;
+  private long listenerErrors;
+  private long thresholdDrains;
+  private long timerDrains;
+  private long commandDrains;
+  private long publishedDeltas;
+  private long publishedSnapshots;
+
+  private PoolActor(CkfProducer producer, PoolActorConfig config, ActorScheduler scheduler,
+      PublicationListener publications, FaultListener faults) {
+    this.producer = producer;
+    this.config = config;
+    this.scheduler = scheduler;
+    this.publications = publications;
+    this.faults = faults;
+    this.mailbox = new ArrayBlockingQueue<>(config.mailboxCapacity());
+  }
+
+  /**
+   * A running actor that owns {@code producer} from now on (no other code may touch it).
+   *
+   * @param producer the pool's producer; its config carries the publication threshold
+   * @param config mailbox, permit and timer bounds
+   * @param scheduler where the actor's task and timer run
+   * @param publications receives deltas and oversized-tail snapshots
+   * @param faults receives every fault with its disposition
+   */
+  public static PoolActor start(CkfProducer producer, PoolActorConfig config, ActorScheduler scheduler,
+      PublicationListener publications, FaultListener faults) {
+    return new PoolActor(Objects.requireNonNull(producer), Objects.requireNonNull(config),
+        Objects.requireNonNull(scheduler), Objects.requireNonNull(publications), Objects.requireNonNull(faults));
+  }
+
+  // ------------------------------------------------------------------ submission (any thread)
+
+  /**
+   * Offers one command to the mailbox without blocking.
+   *
+   * @return {@link SubmitResult.Accepted}, or {@link SubmitResult.Rejected} with
+   *     {@code MAILBOX_FULL}, {@code PERMITS_EXHAUSTED} or {@code CLOSED} (nothing changed); Stats is
+   *     still accepted after Shutdown or Fence
+   */
+  public SubmitResult submit(PoolCommand command) {
+    Objects.requireNonNull(command, "command");
+    if (closed && !(command instanceof PoolCommand.Stats)) {
+      closedRejections.increment();
+      return new SubmitResult.Rejected(RejectReason.CLOSED);
+    }
+    long cost = command instanceof PoolCommand.Apply a ? cost(a.event()) : 0;
+    if (cost > 0 && !acquirePermits(cost)) {
+      permitsExhausted.increment();
+      return new SubmitResult.Rejected(RejectReason.PERMITS_EXHAUSTED);
+    }
+    if (!mailbox.offer(command)) {
+      permitsInUse.addAndGet(-cost);
+      mailboxFull.increment();
+      return new SubmitResult.Rejected(RejectReason.MAILBOX_FULL);
+    }
+    scheduleRun();
+    return SubmitResult.Accepted.INSTANCE;
+  }
+
+  /**
+   * Priority Shutdown: closes the mailbox; the queued commands run, then the pending tail is drained
+   * and published and the lease retired. Idempotent.
+   */
+  public CompletableFuture<Void> shutdown() {
+    closed = true;
+    shutdownRequested = true;
+    scheduleRun();
+    return shutdownDone;
+  }
+
+  /**
+   * Priority Fence: closes the mailbox, discards the queued commands (their replies fail with
+   * {@code FENCED}) and the pending tail; nothing more is published. Idempotent.
+   */
+  public CompletableFuture<Void> fence() {
+    closed = true;
+    fenceRequested = true;
+    scheduleRun();
+    return fenceDone;
+  }
+
+  /** Block permits an Apply of {@code event} costs (producer.md §3.1). */
+  long cost(RouterEvent event) {
+    long n;
+    KvEventData data = event.data();
+    if (data instanceof KvEventData.Stored s) {
+      n = s.blocks().size();
+    } else if (data instanceof KvEventData.Removed r) {
+      n = r.blockHashes().length;
+    } else {
+      n = 1;
+    }
+    return Math.max(1, Math.min(n, config.pendingBlockPermits()));
+  }
+
+  private boolean acquirePermits(long cost) {
+    for (;;) {
+      long used = permitsInUse.get();
+      if (used + cost > config.pendingBlockPermits()) {
+        return false;
+      }
+      if (permitsInUse.compareAndSet(used, used + cost)) {
+        return true;
+      }
+    }
+  }
+
+  private void scheduleRun() {
+    if (running.compareAndSet(false, true)) {
+      scheduler.execute(loop);
+    }
+  }
+
+  private boolean needsRun() {
+    return !mailbox.isEmpty() || timerDue.get() != 0
+        || (fenceRequested && !fenceDone.isDone())
+        || (shutdownRequested && !shutdownDone.isDone() && !fenceRequested);
+  }
+
+  // ------------------------------------------------------------------ the confined task
+
+  private void runLoop() {
+    try {
+      for (;;) {
+        if (fenceRequested && !fenceDone.isDone()) {
+          guarded(this::handleFenceCommand);
+        }
+        long due = timerDue.getAndSet(0);
+        if (due != 0) {
+          guarded(() -> onTimer(due));
+        }
+        PoolCommand command = mailbox.poll();
+        if (command == null) {
+          break;
+        }
+        guarded(() -> process(command));
+      }
+      if (shutdownRequested && !shutdownDone.isDone() && mailbox.isEmpty()) {
+        guarded(this::handleShutdown);
+      }
+    } finally {
+      running.set(false);
+      if (needsRun()) {
+        scheduleRun();
+      }
+    }
+  }
+
+  private void guarded(Runnable step) {
+    try {
+      step.run();
+    } catch (RuntimeException e) {
+      LOG.log(Level.ERROR, "pool actor: unexpected exception, fencing the producer", e);
+      reportFault(new MemberId(0, 0), 0, FaultKind.INTERNAL_ERROR);
+    }
+  }
+
+  private void process(PoolCommand command) {
+    if (command instanceof PoolCommand.Apply a) {
+      try {
+        apply(a);
+      } finally {
+        permitsInUse.addAndGet(-cost(a.event()));
+      }
+    } else if (command instanceof PoolCommand.Flush) {
+      if (state == ActorState.RUNNING) {
+        commandDrains++;
+        drainAndPublish();
+      }
+    } else if (command instanceof PoolCommand.ResetRank r) {
+      if (state == ActorState.RUNNING) {
+        if (r.degraded()) {
+          degradedResets++;
+        }
+        CkfOutcome o = producer.resetRank(r.member().workerId(), r.member().dpRank());
+        if (!o.isOk()) {
+          reportFault(r.member(), 0, FaultKind.of(o));
+        }
+        drainIfRunning();
+      }
+    } else if (command instanceof PoolCommand.ReplaceRanks rr) {
+      if (state == ActorState.RUNNING) {
+        CkfOutcome o = producer.replaceRanks(rr.replacements());
+        if (!o.isOk()) {
+          MemberId m = rr.replacements().isEmpty() ? new MemberId(0, 0) : rr.replacements().get(0).member();
+          reportFault(m, 0, FaultKind.of(o));
+        }
+        drainIfRunning();
+      }
+    } else if (command instanceof PoolCommand.Subscribe s) {
+      subscribe(s);
+    } else if (command instanceof PoolCommand.Stats st) {
+      st.reply().complete(stats());
+    }
+  }
+
+  private void drainIfRunning() {
+    if (state == ActorState.RUNNING) {
+      commandDrains++;
+      drainAndPublish();
+    }
+  }
+
+  private void apply(PoolCommand.Apply a) {
+    if (state != ActorState.RUNNING) {
+      ignoredWhileClosed++;
+      return;
+    }
+    MemberId member = a.member();
+    RouterEvent event = a.event();
+    if (event.workerId() != member.workerId() || event.dpRank() != member.dpRank()) {
+      reportFault(member, a.publisherId(), FaultKind.MEMBER_MISMATCH);
+      return;
+    }
+    if (event.hasUnsupportedResidency()) {
+      // Decision (ckf-cbi1.md §3.4): no mutation, no pending count, counted + logged, source kept.
+      unsupportedResidency++;
+      LOG.log(Level.DEBUG, () -> "pool actor: unsupported residency domain " + event.residencyDomain()
+          + " from " + member + " publisher " + Long.toUnsignedString(a.publisherId()) + "; ignored");
+      return;
+    }
+    if (!event.targetsPrimary()) {
+      ignoredNonPrimary++;
+      return;
+    }
+    CkfOutcome outcome;
+    KvEventData data = event.data();
+    if (data instanceof KvEventData.Stored s) {
+      outcome = producer.stored(translate(member, s));
+    } else if (data instanceof KvEventData.Removed r) {
+      outcome = producer.removed(member.workerId(), member.dpRank(), r.blockHashes());
+    } else {
+      outcome = producer.cleared(member.workerId(), member.dpRank());
+    }
+    appliedEvents++;
+    if (!outcome.isOk()) {
+      reportFault(member, a.publisherId(), FaultKind.of(outcome));
+    }
+    if (state != ActorState.RUNNING) {
+      return;
+    }
+    if (producer.shouldDrain()) {
+      thresholdDrains++;
+      drainAndPublish();
+    } else if (producer.pendingEvents() >= 1 && !timerArmed) {
+      armTimer();
+    }
+  }
+
+  private StoredBatch translate(MemberId member, KvEventData.Stored s) {
+    batch.reset(member.workerId(), member.dpRank());
+    if (s.parentHash().isPresent()) {
+      batch.parent(s.parentHash().getAsLong());
+    }
+    if (s.startPosition().isPresent()) {
+      batch.startPosition(s.startPosition().getAsLong());
+    }
+    List<StoredBlock> blocks = s.blocks();
+    for (int i = 0, n = blocks.size(); i < n; i++) {
+      StoredBlock b = blocks.get(i);
+      batch.addBlock(b.blockHash(), b.tokensHash());
+    }
+    return batch;
+  }
+
+  private void armTimer() {
+    timerArmed = true;
+    long generation = ++timerGeneration;
+    scheduler.schedule(() -> {
+      timerDue.set(generation);
+      scheduleRun();
+    }, config.publicationDelayNanos());
+  }
+
+  private void onTimer(long generation) {
+    if (!timerArmed || generation != timerGeneration || state != ActorState.RUNNING) {
+      return; // stale: a drain already happened
+    }
+    timerDrains++;
+    drainAndPublish();
+  }
+
+  private void drainAndPublish() {
+    timerArmed = false;
+    CkfPublication p = producer.drain();
+    if (p instanceof CkfDelta || p instanceof CkfSnapshot) {
+      deliver(p);
+    }
+  }
+
+  /** Hands one publication to the listener; on refusal records a lag and fences the publisher. */
+  private boolean deliver(CkfPublication p) {
+    boolean ok;
+    try {
+      ok = publications.offer(p);
+    } catch (RuntimeException e) {
+      listenerErrors++;
+      LOG.log(Level.WARNING, "pool actor: publication listener failed", e);
+      ok = false;
+    }
+    if (ok) {
+      if (p instanceof CkfDelta) {
+        publishedDeltas++;
+      } else {
+        publishedSnapshots++;
+      }
+      return true;
+    }
+    lags++;
+    LOG.log(Level.WARNING, "pool actor: publication listener lagging; subscribers must re-snapshot");
+    if (p instanceof CkfDelta d) {
+      producer.deliveryFailed(d);
+    } else {
+      producer.retireLease();
+    }
+    return false;
+  }
+
+  private void subscribe(PoolCommand.Subscribe s) {
+    if (state != ActorState.RUNNING) {
+      s.reply().completeExceptionally(closedException());
+      return;
+    }
+    try {
+      BarrierSnapshot barrier = producer.snapshotAfterBarrier(s.lease());
+      timerArmed = false;
+      CkfDelta tail = barrier.tail();
+      if (tail != null && !deliver(tail)) {
+        barrier = producer.snapshotAfterBarrier(s.lease());
+      }
+      s.reply().complete(barrier);
+    } catch (CkfPublicationException e) {
+      s.reply().completeExceptionally(
+          new PoolActorException(PoolActorException.Reason.SEQUENCE_EXHAUSTED, e.getMessage()));
+    }
+  }
+
+  private PoolActorException closedException() {
+    return state == ActorState.FENCED
+        ? new PoolActorException(PoolActorException.Reason.FENCED, "pool actor is fenced")
+        : new PoolActorException(PoolActorException.Reason.SHUT_DOWN, "pool actor is shut down");
+  }
+
+  private void reportFault(MemberId member, long publisherId, FaultKind kind) {
+    SourceFault fault = new SourceFault(member, publisherId, kind);
+    faultCount++;
+    switch (kind.disposition()) {
+      case CONTINUE_CAPACITY_OMISSION -> capacityOmissions++;
+      case REJECT_SOURCE -> rejectSource++;
+      case FENCE_AND_REBUILD_PRODUCER -> fenceFaults++;
+      case REPORT_RESOURCE_FAILURE -> { }
+    }
+    LOG.log(kind == FaultKind.CAPACITY_EXHAUSTED ? Level.DEBUG : Level.WARNING,
+        () -> "pool actor fault: " + fault);
+    try {
+      faults.onFault(fault);
+    } catch (RuntimeException e) {
+      listenerErrors++;
+      LOG.log(Level.WARNING, "pool actor: fault listener failed", e);
+    }
+    if (kind.disposition() == FaultDisposition.FENCE_AND_REBUILD_PRODUCER && state == ActorState.RUNNING) {
+      discardTail();
+      state = ActorState.FENCED;
+      failQueued();
+    }
+  }
+
+  private void discardTail() {
+    timerArmed = false;
+    producer.retireLease();
+    producer.drain(); // NO_SUBSCRIBER: the tail is dropped, the sequence does not advance
+  }
+
+  private void failQueued() {
+    PoolCommand c;
+    while ((c = mailbox.poll()) != null) {
+      if (c instanceof PoolCommand.Apply a) {
+        permitsInUse.addAndGet(-cost(a.event()));
+        ignoredWhileClosed++;
+      } else if (c instanceof PoolCommand.Subscribe s) {
+        s.reply().completeExceptionally(closedException());
+      } else if (c instanceof PoolCommand.Stats st) {
+        st.reply().complete(stats());
+      }
+    }
+  }
+
+  private void handleFenceCommand() {
+    if (state == ActorState.RUNNING) {
+      discardTail();
+      state = ActorState.FENCED;
+    }
+    failQueued();
+    fenceDone.complete(null);
+    shutdownDone.complete(null);
+  }
+
+  private void handleShutdown() {
+    if (state == ActorState.RUNNING) {
+      commandDrains++;
+      drainAndPublish();
+      producer.retireLease();
+      state = ActorState.SHUT_DOWN;
+    }
+    shutdownDone.complete(null);
+  }
+
+  private PoolActorStats stats() {
+    return new PoolActorStats(state, appliedEvents, ignoredNonPrimary, unsupportedResidency,
+        ignoredWhileClosed, mailboxFull.sum(), permitsExhausted.sum(), closedRejections.sum(), faultCount,
+        capacityOmissions, rejectSource, fenceFaults, degradedResets, lags, listenerErrors, thresholdDrains,
+        timerDrains, commandDrains, publishedDeltas, publishedSnapshots, producer.stats());
+  }
+}
