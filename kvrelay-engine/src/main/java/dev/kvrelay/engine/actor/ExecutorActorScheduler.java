@@ -1,0 +1,41 @@
+package dev.kvrelay.engine.actor;
+
+import java.lang.System.Logger.Level;
+import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Thread-safe: the production {@link ActorScheduler} over a {@link ScheduledExecutorService} (one
+ * single-threaded executor per actor, or a shared pool: the actor never runs two tasks at once either
+ * way). A task refused because the executor is shutting down is logged and dropped.
+ */
+public final class ExecutorActorScheduler implements ActorScheduler {
+  private static final System.Logger LOG = System.getLogger(ExecutorActorScheduler.class.getName());
+
+  private final ScheduledExecutorService executor;
+
+  /** A scheduler running on {@code executor}; its owner shuts it down. */
+  public ExecutorActorScheduler(ScheduledExecutorService executor) {
+    this.executor = Objects.requireNonNull(executor, "executor");
+  }
+
+  @Override
+  public void execute(Runnable task) {
+    try {
+      executor.execute(task);
+    } catch (RejectedExecutionException e) {
+      LOG.log(Level.WARNING, "pool actor task refused: executor shut down", e);
+    }
+  }
+
+  @Override
+  public void schedule(Runnable task, long delayNanos) {
+    try {
+      executor.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      LOG.log(Level.WARNING, "pool actor timer refused: executor shut down", e);
+    }
+  }
+}
