@@ -77,6 +77,7 @@ class ThreadingContractJavadocTest {
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine",
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/catalog",
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/view",
+    "../kvrelay-engine/src/main/java/dev/kvrelay/engine/actor",
   })
   void firstJavadocSentenceOfEveryTypeStatesItsThreadingContract(String dir) throws IOException {
     assertThat(violations(Path.of(dir))).isEmpty();

@@ -4,7 +4,7 @@ package dev.kvrelay.engine.actor;
 public final class PoolActorException extends Exception {
   private static final long serialVersionUID = 1L;
 
-  /** Why. */
+  /** Immutable: why. */
   public enum Reason {
     /** The actor is fenced (invariant violation or Fence command): no more snapshots. */
     FENCED,

@@ -17,7 +17,7 @@ public sealed interface PoolCommand
     permits PoolCommand.Apply, PoolCommand.Flush, PoolCommand.ResetRank, PoolCommand.ReplaceRanks,
         PoolCommand.Subscribe, PoolCommand.Stats {
 
-  /** Applies one live router event of {@code member}, published by {@code publisherId}. */
+  /** Immutable: applies one live router event of {@code member}, published by {@code publisherId}. */
   record Apply(MemberId member, long publisherId, RouterEvent event) implements PoolCommand {
     public Apply {
       Objects.requireNonNull(member, "member");
@@ -25,19 +25,19 @@ public sealed interface PoolCommand
     }
   }
 
-  /** Drains the pending window now. */
+  /** Immutable: drains the pending window now. */
   enum Flush implements PoolCommand {
     INSTANCE
   }
 
-  /** Removes every mapping of {@code member}, then drains; {@code degraded} is counted. */
+  /** Immutable: removes every mapping of {@code member}, then drains; {@code degraded} is counted. */
   record ResetRank(MemberId member, boolean degraded) implements PoolCommand {
     public ResetRank {
       Objects.requireNonNull(member, "member");
     }
   }
 
-  /** Replaces the lineages of some members transactionally, then drains. */
+  /** Immutable: replaces the lineages of some members transactionally, then drains. */
   record ReplaceRanks(List<RankReplacement> replacements) implements PoolCommand {
     public ReplaceRanks {
       replacements = List.copyOf(replacements);
@@ -45,7 +45,7 @@ public sealed interface PoolCommand
   }
 
   /**
-   * A new subscriber lease: the pending tail is published on the old lease, then {@code reply} gets the
+   * Immutable: a new subscriber lease; the pending tail is published on the old lease, then {@code reply} gets the
    * barrier snapshot (or fails with a {@link PoolActorException}).
    */
   record Subscribe(long lease, CompletableFuture<BarrierSnapshot> reply) implements PoolCommand {
@@ -54,7 +54,7 @@ public sealed interface PoolCommand
     }
   }
 
-  /** Diagnostics: {@code reply} gets the actor's counters. */
+  /** Immutable: diagnostics; {@code reply} gets the actor's counters. */
   record Stats(CompletableFuture<PoolActorStats> reply) implements PoolCommand {
     public Stats {
       Objects.requireNonNull(reply, "reply");

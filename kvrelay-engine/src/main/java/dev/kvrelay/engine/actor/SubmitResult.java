@@ -2,12 +2,12 @@ package dev.kvrelay.engine.actor;
 
 /** Immutable and thread-safe: the result of offering a command to the pool actor's mailbox. */
 public sealed interface SubmitResult permits SubmitResult.Accepted, SubmitResult.Rejected {
-  /** The command is queued. */
+  /** Immutable: the command is queued. */
   enum Accepted implements SubmitResult {
     INSTANCE
   }
 
-  /** The command was refused; nothing changed. */
+  /** Immutable: the command was refused; nothing changed. */
   record Rejected(RejectReason reason) implements SubmitResult {}
 
   /** True for {@link Accepted}. */
