@@ -22,6 +22,7 @@ import dev.kvrelay.ckf.consumer.LaneAssignmentResult;
 import dev.kvrelay.ckf.consumer.LaneLease;
 import dev.kvrelay.ckf.hashing.TokenBlockHasher;
 import dev.kvrelay.ckf.producer.BarrierSnapshot;
+import dev.kvrelay.ckf.producer.CkfDelta;
 import dev.kvrelay.ckf.producer.CkfProducer;
 import dev.kvrelay.ckf.producer.CkfProducerConfig;
 import dev.kvrelay.ckf.producer.StoredBatch;
@@ -412,5 +413,60 @@ class GlobalViewTest {
     assertThat(view.query(new int[0], "llama", 0).matches()).containsExactly(new GlobalViewMatch(d.poolId(), 0, 0, 0));
     assertThat(view.query(tokens(0, 2), "llama", 0).matches())
         .containsExactly(new GlobalViewMatch(d.poolId(), 0, 0, 0));
+  }
+
+  @Test
+  void poolsSaltedPerOwnRegistrationWhenOneCanonicalIdMapsToDifferentTargets() {
+    GlobalView view = view(STD4);
+    KvPoolDescriptor base = descriptor(producer(DOMAIN, 1, 7, FORMAT), STD4,
+        List.of(new ModelRegistration("chat", new ModelTarget.Base("llama"), List.of())));
+    KvPoolDescriptor lora = descriptor(producer(DOMAIN, 2, 7, FORMAT), STD4,
+        List.of(new ModelRegistration("chat", new ModelTarget.Lora("llama", "adapter-a"), List.of())));
+    view.assign(base);
+    view.assign(lora);
+    // runtime-inputs.md §7.4 computed vectors: 0..7 bs 4 unsalted, and salted with lora adapter-a.
+    install(view, base, new long[] {9143094415614847814L, Long.parseUnsignedLong("12124091508212882195")}, 0);
+    install(view, lora, new long[] {6665157333201000639L, Long.parseUnsignedLong("11721812545976571723")}, 0);
+    assertThat(view.query(tokens(0, 7), "chat", 0).matches()).containsExactly(
+        new GlobalViewMatch(base.poolId(), 0, 2, 8), new GlobalViewMatch(lora.poolId(), 1, 2, 8));
+    assertThat(view.query(tokens(0, 7), new ModelTarget.Lora("llama", "adapter-a"), 0).matches())
+        .containsExactly(new GlobalViewMatch(lora.poolId(), 1, 2, 8));
+  }
+
+  @Test
+  void deltaFromTheRealProducerDeepensTheMatch() throws Exception {
+    GlobalView view = view(STD4);
+    KvPoolDescriptor d = descriptor(4);
+    view.assign(d);
+    int[] request = tokens(0, 4 * 6 - 1);
+    long[] blocks = TokenBlockHasher.create(KvQueryHashFormat.DYNAMO_STANDARD_V1, 4).blockHashes(request);
+    CkfProducer producer = CkfProducer.create(CkfProducerConfig.of(FORMAT, 500, 1));
+    StoredBatch first = new StoredBatch().reset(1, 0);
+    for (int i = 0; i < 2; i++) {
+      first.addBlock(100 + i, blocks[i]);
+    }
+    producer.stored(first);
+    PoolReplica replica = new PoolReplica(view.claimLane(d.poolId()), 1_000_000_000L);
+    replica.bind(d.producer(), new LaneLease(CONSUMER, 0, 1), null, 0);
+    BarrierSnapshot barrier = producer.snapshotAfterBarrier(1);
+    long s = barrier.snapshot().sequence();
+    for (byte[] chunk : Cbi1Encoder.encodeSnapshot(FORMAT, 4, s, barrier.snapshot().words())) {
+      replica.apply(PoolFrame.of(RELAY, d.producer(), s, s, 1, PoolFrame.Kind.SNAPSHOT_CHUNK, chunk), 0);
+    }
+    view.recordActivity(d.poolId(), 0);
+    assertThat(view.query(request, "llama", 0).matches()).containsExactly(new GlobalViewMatch(d.poolId(), 0, 2, 8));
+    StoredBatch more = new StoredBatch().reset(1, 0).parent(101);
+    for (int i = 2; i < 5; i++) {
+      more.addBlock(100 + i, blocks[i]);
+    }
+    producer.stored(more);
+    CkfDelta delta = (CkfDelta) producer.drain();
+    byte[] payload = Cbi1Encoder.encodeDelta(FORMAT, 4, delta.baseSequence(), delta.sequence(), delta.buckets(),
+        delta.words(), delta.buckets().length);
+    assertThat(replica.apply(PoolFrame.of(RELAY, d.producer(), delta.baseSequence(), delta.sequence(), 2,
+        PoolFrame.Kind.DELTA, payload), 500).outcome()).isEqualTo(PoolReplica.Outcome.DELTA_APPLIED);
+    view.recordActivity(d.poolId(), 500);
+    assertThat(view.query(request, "llama", 1_400).matches())
+        .containsExactly(new GlobalViewMatch(d.poolId(), 0, 5, 20));
   }
 }
