@@ -22,6 +22,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -292,19 +293,8 @@ public final class GlobalView {
     if (tokens == null || target == null) {
       return GlobalViewAnswer.of(GlobalViewAnswer.Status.INVALID_REQUEST, g.number());
     }
-    ModelTarget[] targets = new ModelTarget[LANES];
-    for (int lane = 0; lane < LANES; lane++) {
-      KvPoolDescriptor d = g.lanes()[lane];
-      if (d != null) {
-        for (ModelRegistration r : d.registrations()) {
-          if (r.target().equals(target)) {
-            targets[lane] = r.target();
-            break;
-          }
-        }
-      }
-    }
-    return run(g, tokens, targets, nowUs);
+    ModelTarget wanted = target;
+    return run(g, tokens, targetsMatching(g, r -> r.target().equals(wanted)), nowUs);
   }
 
   /**
@@ -316,19 +306,26 @@ public final class GlobalView {
     if (tokens == null || canonicalModelId == null) {
       return GlobalViewAnswer.of(GlobalViewAnswer.Status.INVALID_REQUEST, g.number());
     }
-    ModelTarget[] targets = new ModelTarget[LANES];
+    String wanted = canonicalModelId;
+    return run(g, tokens, targetsMatching(g, r -> r.canonicalModelId().equals(wanted)), nowUs);
+  }
+
+  /** Per lane, the target of the pool's first registration matching {@code wanted}, or null. */
+  private static @Nullable ModelTarget[] targetsMatching(
+      Generation g, Predicate<ModelRegistration> wanted) {
+    @Nullable ModelTarget[] targets = new ModelTarget[LANES];
     for (int lane = 0; lane < LANES; lane++) {
       KvPoolDescriptor d = g.lanes()[lane];
       if (d != null) {
         for (ModelRegistration r : d.registrations()) {
-          if (r.canonicalModelId().equals(canonicalModelId)) {
+          if (wanted.test(r)) {
             targets[lane] = r.target();
             break;
           }
         }
       }
     }
-    return run(g, tokens, targets, nowUs);
+    return targets;
   }
 
   /** The salt of a target: the canonical LoRA adapter, never an alias; none for a base target. */
