@@ -1,11 +1,9 @@
 package dev.kvrelay.benchmarks;
 
 import dev.kvrelay.ckf.CkfConfigException;
-import dev.kvrelay.ckf.producer.CkfOutcome;
 import dev.kvrelay.ckf.producer.CkfProducer;
 import dev.kvrelay.ckf.producer.CkfProducerConfig;
 import dev.kvrelay.ckf.producer.CkfPublicationException;
-import dev.kvrelay.ckf.producer.StoredBatch;
 import java.lang.management.ManagementFactory;
 import java.lang.ref.Reference;
 import java.util.Locale;
@@ -35,8 +33,8 @@ import java.util.Locale;
 public final class OwnershipHeapMeasurement {
   static final int MAPPINGS = 1 << 20;
   static final int MEMBERS = 16;
-  static final int BLOCKS = 16;
-  static final int LAG = 64;
+  static final int BLOCKS = ProducerWorkload.BLOCKS;
+  static final int LAG = ProducerWorkload.LAG;
   static final int EVENTS_PER_DRAIN = 16;
   static final int WARMUP_CYCLES = 400_000;
   static final int MEASURED_CYCLES = 400_000;
@@ -44,16 +42,10 @@ public final class OwnershipHeapMeasurement {
   private static final int EXTERNAL_STREAM = 21;
   private static final int TOKENS_STREAM = 22;
 
-  private final CkfProducer producer;
-  private final StoredBatch batch = new StoredBatch(BLOCKS);
-  private final long[] rootTail = new long[MEMBERS];
-  private final long[][] inFlight = new long[LAG][BLOCKS];
-  private final int[] inFlightMember = new int[LAG];
-  private int oldest;
-  private long nextBlock;
+  private final ProducerWorkload workload;
 
   private OwnershipHeapMeasurement(CkfProducer producer) {
-    this.producer = producer;
+    this.workload = new ProducerWorkload(producer, MEMBERS, EXTERNAL_STREAM, TOKENS_STREAM);
   }
 
   public static void main(String[] args) throws CkfConfigException, CkfPublicationException, InterruptedException {
@@ -79,7 +71,7 @@ public final class OwnershipHeapMeasurement {
     System.out.printf(Locale.ROOT, "(b) retained heap delta/mappings       = %,d / %d = %.2f B/mapping%n",
         filled - empty, mappings, retained);
 
-    m.startRing();
+    m.workload.startRing();
     double quiet = m.allocatedPerEvent();
     producer.snapshotAfterBarrier(0x1EA5EL);
     double publishing = m.allocatedPerEvent();
@@ -106,29 +98,10 @@ public final class OwnershipHeapMeasurement {
   }
 
   private void fill() {
-    int perMember = MAPPINGS / MEMBERS;
+    workload.storeRoots();
+    long perMemberBatches = MAPPINGS / MEMBERS / BLOCKS - 1;
     for (int member = 0; member < MEMBERS; member++) {
-      batch.reset(worker(member), 0);
-      for (int i = 0; i < BLOCKS; i++) {
-        long block = nextBlock++;
-        rootTail[member] = externalId(block);
-        batch.addBlock(rootTail[member], tokensHash(block));
-      }
-      expectOk(producer.stored(batch));
-      drainIfDue();
-      for (int stored = BLOCKS; stored < perMember; stored += BLOCKS) {
-        expectOk(storeNewBatch(member, null));
-        drainIfDue();
-      }
-    }
-  }
-
-  /** Adds the {@code LAG} in-flight batches the steady-state cycles recycle. */
-  private void startRing() {
-    for (int slot = 0; slot < LAG; slot++) {
-      inFlightMember[slot] = slot % MEMBERS;
-      expectOk(storeNewBatch(inFlightMember[slot], inFlight[slot]));
-      drainIfDue();
+      workload.storeBackground(member, perMemberBatches);
     }
   }
 
@@ -147,51 +120,10 @@ public final class OwnershipHeapMeasurement {
 
   private void runCycles(int cycles) {
     for (int c = 0; c < cycles; c++) {
-      int slot = oldest;
-      long[] ids = inFlight[slot];
-      int member = inFlightMember[slot];
-      expectOk(producer.removed(worker(member), 0, ids, BLOCKS));
-      drainIfDue();
-      expectOk(storeNewBatch(member, ids));
-      drainIfDue();
-      oldest = slot + 1 == LAG ? 0 : slot + 1;
-    }
-  }
-
-  private CkfOutcome storeNewBatch(int member, long[] ids) {
-    StoredBatch b = batch.reset(worker(member), 0).parent(rootTail[member]);
-    for (int i = 0; i < BLOCKS; i++) {
-      long block = nextBlock++;
-      long external = externalId(block);
-      if (ids != null) {
-        ids[i] = external;
+      if (workload.cycle() != 0) {
+        throw new IllegalStateException("event failed in a steady-state cycle");
       }
-      b.addBlock(external, tokensHash(block));
+      workload.drainIfDue();
     }
-    return producer.stored(b);
-  }
-
-  private void drainIfDue() {
-    if (producer.shouldDrain()) {
-      producer.drain();
-    }
-  }
-
-  private static void expectOk(CkfOutcome outcome) {
-    if (outcome != CkfOutcome.OK) {
-      throw new IllegalStateException("event failed: " + outcome);
-    }
-  }
-
-  private static long worker(int member) {
-    return 1 + member;
-  }
-
-  private static long externalId(long block) {
-    return BenchmarkHashes.at(BenchmarkHashes.stream(EXTERNAL_STREAM) + block);
-  }
-
-  private static long tokensHash(long block) {
-    return BenchmarkHashes.at(BenchmarkHashes.stream(TOKENS_STREAM) + block);
   }
 }

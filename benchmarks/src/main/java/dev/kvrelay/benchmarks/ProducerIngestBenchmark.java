@@ -3,13 +3,11 @@ package dev.kvrelay.benchmarks;
 import dev.kvrelay.ckf.CkfConfigException;
 import dev.kvrelay.ckf.producer.BarrierSnapshot;
 import dev.kvrelay.ckf.producer.CkfDelta;
-import dev.kvrelay.ckf.producer.CkfOutcome;
 import dev.kvrelay.ckf.producer.CkfProducer;
 import dev.kvrelay.ckf.producer.CkfProducerConfig;
 import dev.kvrelay.ckf.producer.CkfProducerStats;
 import dev.kvrelay.ckf.producer.CkfPublication;
 import dev.kvrelay.ckf.producer.CkfPublicationException;
-import dev.kvrelay.ckf.producer.StoredBatch;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -58,8 +56,8 @@ import org.openjdk.jmh.annotations.Warmup;
 public class ProducerIngestBenchmark {
   static final long EXPECTED_BLOCKS = 1 << 20;
   static final int MEMBERS = 4;
-  static final int BLOCKS = 16;
-  static final int LAG = 64;
+  static final int BLOCKS = ProducerWorkload.BLOCKS;
+  static final int LAG = ProducerWorkload.LAG;
   static final int CYCLES_PER_DRAIN = 8;
   static final int EVENTS_PER_DRAIN = 2 * CYCLES_PER_DRAIN;
   static final long LEASE = 0x1EA5EL;
@@ -68,14 +66,7 @@ public class ProducerIngestBenchmark {
   private static final int TOKENS_STREAM = 12;
 
   CkfProducer producer;
-  final StoredBatch batch = new StoredBatch(BLOCKS);
-  /** External id of each member's root-chain tail: the parent of every later batch. */
-  final long[] rootTail = new long[MEMBERS];
-  /** External ids of the in-flight batches, oldest at {@link #oldest}. */
-  final long[][] inFlight = new long[LAG][BLOCKS];
-  final int[] inFlightMember = new int[LAG];
-  int oldest;
-  long nextBlock;
+  ProducerWorkload workload;
 
   @Setup
   public void setUp() throws CkfConfigException, CkfPublicationException {
@@ -85,26 +76,13 @@ public class ProducerIngestBenchmark {
     if (producer.bucketCount() != 524_288) {
       throw new IllegalStateException("E = 2^20 should give B = 2^19, got " + producer.bucketCount());
     }
-    for (int m = 0; m < MEMBERS; m++) {
-      batch.reset(worker(m), 0);
-      for (int i = 0; i < BLOCKS; i++) {
-        rootTail[m] = externalId(nextBlock);
-        batch.addBlock(rootTail[m], tokensHash(nextBlock++));
-      }
-      expectOk(producer.stored(batch));
-      drainIfDue();
-    }
+    workload = new ProducerWorkload(producer, MEMBERS, EXTERNAL_STREAM, TOKENS_STREAM);
+    workload.storeRoots();
     long backgroundBatches = EXPECTED_BLOCKS / BLOCKS - MEMBERS - LAG;
-    for (long k = 0; k < backgroundBatches; k++) {
-      expectOk(storeNewBatch((int) (k % MEMBERS), null));
-      drainIfDue();
+    for (int m = 0; m < MEMBERS; m++) {
+      workload.storeBackground(m, backgroundBatches / MEMBERS + (m < backgroundBatches % MEMBERS ? 1 : 0));
     }
-    for (int slot = 0; slot < LAG; slot++) {
-      int m = slot % MEMBERS;
-      inFlightMember[slot] = m;
-      expectOk(storeNewBatch(m, inFlight[slot]));
-      drainIfDue();
-    }
+    workload.startRing();
     BarrierSnapshot barrier = producer.snapshotAfterBarrier(LEASE);
     if (barrier.snapshot().bucketCount() != 524_288) {
       throw new IllegalStateException("barrier snapshot of " + barrier.snapshot().bucketCount() + " buckets");
@@ -112,53 +90,8 @@ public class ProducerIngestBenchmark {
     checkFixture();
   }
 
-  private static long worker(int member) {
-    return 1 + member;
-  }
-
-  private static long externalId(long block) {
-    return BenchmarkHashes.at(BenchmarkHashes.stream(EXTERNAL_STREAM) + block);
-  }
-
-  private static long tokensHash(long block) {
-    return BenchmarkHashes.at(BenchmarkHashes.stream(TOKENS_STREAM) + block);
-  }
-
-  private static void expectOk(CkfOutcome outcome) {
-    if (outcome != CkfOutcome.OK) {
-      throw new IllegalStateException("prefill event failed: " + outcome);
-    }
-  }
-
-  private void drainIfDue() {
-    if (producer.shouldDrain()) {
-      producer.drain();
-    }
-  }
-
-  /** Stores 16 fresh blocks for {@code member} chained from its root tail; records their ids in {@code ids}. */
-  private CkfOutcome storeNewBatch(int member, long[] ids) {
-    StoredBatch b = batch.reset(worker(member), 0).parent(rootTail[member]);
-    for (int i = 0; i < BLOCKS; i++) {
-      long block = nextBlock++;
-      long external = externalId(block);
-      if (ids != null) {
-        ids[i] = external;
-      }
-      b.addBlock(external, tokensHash(block));
-    }
-    return producer.stored(b);
-  }
-
-  /** Removed of the oldest in-flight batch, then Stored of a new batch for the same member in its slot. */
   private int cycle() {
-    int slot = oldest;
-    long[] ids = inFlight[slot];
-    int member = inFlightMember[slot];
-    CkfOutcome removed = producer.removed(worker(member), 0, ids, BLOCKS);
-    CkfOutcome stored = storeNewBatch(member, ids);
-    oldest = slot + 1 == LAG ? 0 : slot + 1;
-    return removed.ordinal() | stored.ordinal();
+    return workload.cycle();
   }
 
   /** One cycle: 16 blocks removed, 16 stored. */
