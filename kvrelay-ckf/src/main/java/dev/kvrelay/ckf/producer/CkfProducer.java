@@ -546,6 +546,12 @@ public final class CkfProducer {
     return lastSequence;
   }
 
+  /** The current subscriber lease (meaningful only while {@link #hasLease()}). */
+  public long lease() {
+    return lease;
+  }
+
+  /** True while a subscriber lease is installed. */
   public boolean hasLease() {
     return hasLease;
   }

@@ -91,6 +91,7 @@ public final class PoolActor {
   private long commandDrains;
   private long publishedDeltas;
   private long publishedSnapshots;
+  private long retiredLeases;
 
   private PoolActor(CkfProducer producer, PoolActorConfig config, ActorScheduler scheduler,
       PublicationListener publications, FaultListener faults) {
@@ -278,6 +279,13 @@ public final class PoolActor {
       }
     } else if (command instanceof PoolCommand.Subscribe s) {
       subscribe(s);
+    } else if (command instanceof PoolCommand.RetireLease rl) {
+      if (state == ActorState.RUNNING && producer.hasLease() && producer.lease() == rl.lease()) {
+        timerArmed = false;
+        producer.retireLease();
+        producer.drain(); // NO_SUBSCRIBER: the pending window is dropped, the next barrier copies the table
+        retiredLeases++;
+      }
     } else if (command instanceof PoolCommand.Stats st) {
       st.reply().complete(stats());
     }
@@ -498,6 +506,6 @@ public final class PoolActor {
     return new PoolActorStats(state, appliedEvents, ignoredNonPrimary, unsupportedResidency,
         ignoredWhileClosed, mailboxFull.sum(), permitsExhausted.sum(), closedRejections.sum(), faultCount,
         capacityOmissions, rejectSource, fenceFaults, degradedResets, lags, listenerErrors, thresholdDrains,
-        timerDrains, commandDrains, publishedDeltas, publishedSnapshots, producer.stats());
+        timerDrains, commandDrains, publishedDeltas, publishedSnapshots, retiredLeases, producer.stats());
   }
 }

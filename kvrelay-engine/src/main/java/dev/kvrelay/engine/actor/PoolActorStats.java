@@ -25,6 +25,7 @@ import dev.kvrelay.ckf.producer.CkfProducerStats;
  * @param commandDrains drains triggered by Flush, ResetRank, ReplaceRanks or Shutdown
  * @param publishedDeltas deltas the listener accepted
  * @param publishedSnapshots oversized-tail snapshots the listener accepted
+ * @param retiredLeases current leases dropped by {@link PoolCommand.RetireLease}
  * @param producer the producer's own counters
  */
 public record PoolActorStats(
@@ -48,4 +49,5 @@ public record PoolActorStats(
     long commandDrains,
     long publishedDeltas,
     long publishedSnapshots,
+    long retiredLeases,
     CkfProducerStats producer) {}

@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
  */
 public sealed interface PoolCommand
     permits PoolCommand.Apply, PoolCommand.Flush, PoolCommand.ResetRank, PoolCommand.ReplaceRanks,
-        PoolCommand.Subscribe, PoolCommand.Stats {
+        PoolCommand.Subscribe, PoolCommand.RetireLease, PoolCommand.Stats {
 
   /** Immutable: applies one live router event of {@code member}, published by {@code publisherId}. */
   record Apply(MemberId member, long publisherId, RouterEvent event) implements PoolCommand {
@@ -53,6 +53,13 @@ public sealed interface PoolCommand
       Objects.requireNonNull(reply, "reply");
     }
   }
+
+  /**
+   * Immutable: the hub holding {@code lease} went away (idle eviction, retirement): if that lease is still the
+   * current one it is dropped, so nothing more is materialized until the next Subscribe; a stale lease is
+   * ignored.
+   */
+  record RetireLease(long lease) implements PoolCommand {}
 
   /** Immutable: diagnostics; {@code reply} gets the actor's counters. */
   record Stats(CompletableFuture<PoolActorStats> reply) implements PoolCommand {

@@ -249,6 +249,30 @@ class PoolActorTest {
   }
 
   @Test
+  void retireLeaseStopsPublicationUntilTheNextSubscribeAndIgnoresStaleLeases() throws Exception {
+    ActorFixture f = new ActorFixture(config(1024, 1), PoolActorConfig.DEFAULTS);
+    f.subscribe(5);
+    f.apply(stored(1, 0, 0, 1, 2));
+    f.scheduler.runReady();
+    assertThat(f.deltas()).hasSize(1);
+    f.actor.submit(new PoolCommand.RetireLease(4)); // stale: ignored
+    f.apply(stored(1, 0, 0, 3, 4));
+    f.scheduler.runReady();
+    assertThat(f.deltas()).hasSize(2);
+    f.actor.submit(new PoolCommand.RetireLease(5));
+    f.apply(stored(1, 0, 0, 5, 6));
+    f.scheduler.runReady();
+    assertThat(f.deltas()).as("no lease, nothing published").hasSize(2);
+    assertThat(f.stats().retiredLeases()).isEqualTo(1);
+    BarrierSnapshot next = f.subscribe(6);
+    CkfProducer ref = CkfProducer.create(config(1024, 1));
+    feed(ref, stored(1, 0, 0, 1, 2));
+    feed(ref, stored(1, 0, 0, 3, 4));
+    feed(ref, stored(1, 0, 0, 5, 6));
+    assertThat(next.snapshot().words()).as("the next barrier covers what was not published").isEqualTo(ref.copyWords());
+  }
+
+  @Test
   void shutdownDrainsAndPublishesTheTail() throws Exception {
     ActorFixture f = new ActorFixture();
     f.subscribe(1);
