@@ -15,4 +15,7 @@ module dev.kvrelay.engine {
   exports dev.kvrelay.engine;
   exports dev.kvrelay.engine.view;
   exports dev.kvrelay.engine.actor;
+  exports dev.kvrelay.engine.stream;
+  exports dev.kvrelay.engine.hub;
+  exports dev.kvrelay.engine.recovery;
 }

@@ -78,6 +78,9 @@ class ThreadingContractJavadocTest {
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/catalog",
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/view",
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/actor",
+    "../kvrelay-engine/src/main/java/dev/kvrelay/engine/stream",
+    "../kvrelay-engine/src/main/java/dev/kvrelay/engine/hub",
+    "../kvrelay-engine/src/main/java/dev/kvrelay/engine/recovery",
   })
   void firstJavadocSentenceOfEveryTypeStatesItsThreadingContract(String dir) throws IOException {
     assertThat(violations(Path.of(dir))).isEmpty();
