@@ -1,0 +1,32 @@
+package dev.kvrelay.engine.view;
+
+import dev.kvrelay.api.KvPoolId;
+import dev.kvrelay.api.ProducerIdentity;
+import dev.kvrelay.api.RelayException;
+import dev.kvrelay.engine.load.KvPoolLoadUpdate;
+import dev.kvrelay.engine.stream.RelayStream;
+import dev.kvrelay.engine.topology.TopologySnapshot;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Thread-safe: one relay as a consumer sees it, whatever the transport: the engine in process ({@code
+ * RelayEngine}) or a remote relay through the gRPC client. Each method opens one stream carrying exactly the
+ * messages of the matching RPC (wan-grpc.md §2.3), so one consumer implementation serves both transports.
+ */
+public interface RelaySource {
+
+  /** WatchKvPoolCatalog: the current catalog at once, then one complete snapshot per change, plus heartbeats. */
+  RelayStream<CatalogUpdate> watchCatalog(String subscriberId) throws RelayException;
+
+  /**
+   * SubscribeKvPool: completes with the pool's frame stream, or exceptionally with a {@link RelayException}
+   * carrying the reason of wan-grpc.md §2.2; never blocks the caller.
+   */
+  CompletableFuture<RelayStream<PoolFrame>> subscribePool(KvPoolId pool, ProducerIdentity expected, String subscriberId);
+
+  /** SubscribeServingReadiness: the current topology at once, then one per change, plus heartbeats. */
+  RelayStream<TopologySnapshot> watchReadiness(String subscriberId) throws RelayException;
+
+  /** SubscribeKvPoolLoad: the latest window at once, then every newer window. */
+  RelayStream<KvPoolLoadUpdate> watchPoolLoad(String subscriberId) throws RelayException;
+}
