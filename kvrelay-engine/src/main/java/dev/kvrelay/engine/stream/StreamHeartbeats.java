@@ -92,29 +92,24 @@ public final class StreamHeartbeats {
       }
       long now = nanoTime.getAsLong();
       long delay;
+      boolean fire;
       synchronized (lock) {
-        if (now < deadline) {
-          delay = deadline - now; // woke early: wait for the deadline, nothing is due yet
+        long late = now - deadline; // nanoTime differences only: overflow-safe
+        if (late < 0) {
+          fire = false; // woke early: wait for the deadline, nothing is due yet
         } else if (due) {
-          missed = true; // the pending heartbeat absorbs this tick; rescheduled when it is taken
+          missed = true; // the pending heartbeat absorbs this tick; re-armed when it is taken
           return;
         } else {
+          fire = true;
           due = true;
-          deadline = now - deadline > TOLERANCE_NANOS ? now + intervalNanos : deadline + intervalNanos;
-          delay = -1;
+          deadline = late > TOLERANCE_NANOS ? now + intervalNanos : deadline + intervalNanos;
         }
+        delay = deadline - now;
       }
-      if (delay >= 0) {
-        timers.schedule(this::tick, delay);
-        return;
-      }
-      timers.schedule(this::tick, deadlineDelay(now));
-      signal();
-    }
-
-    private long deadlineDelay(long now) {
-      synchronized (lock) {
-        return deadline - now;
+      timers.schedule(this::tick, delay);
+      if (fire) {
+        signal();
       }
     }
 
