@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  * is pending: a tick that comes while the previous heartbeat has not been taken yet is missed, and so is a
  * tick whose timer fired more than {@value #LATE_TICK_TOLERANCE_MS} ms late (tokio {@code Interval}'s rule);
  * after a missed tick the next deadline is one interval after the moment it was handled (missed ticks are
- * delayed, never delivered in a burst).
+ * delayed, never delivered in a burst). A heartbeat that is due when a change arrives is still sent, after the
+ * change (both carry the current value, so the consumer never sees an older revision after a newer one).
  */
 public final class StreamHeartbeats {
   /** A tick handled later than this after its deadline counts as missed (tokio's Interval uses 5 ms). */
