@@ -38,6 +38,8 @@ final class HubFixture {
     final List<Long> subscribedLeases = new ArrayList<>();
     final List<Long> retiredLeases = new ArrayList<>();
     boolean deferSubscribe;
+    /** One-shot: deltas the "actor" publishes on the new lease before the barrier reply is completed. */
+    int earlyDeltas;
     final List<Runnable> deferred = new ArrayList<>();
     private long nextHash;
 
@@ -61,6 +63,12 @@ final class HubFixture {
           BarrierSnapshot b = producer.snapshotAfterBarrier(lease);
           if (b.tail() != null) {
             slot.offer(b.tail());
+          }
+          int early = earlyDeltas;
+          earlyDeltas = 0;
+          for (int i = 0; i < early; i++) {
+            store(3, 1);
+            publish();
           }
           f.complete(b);
         } catch (Exception e) {
