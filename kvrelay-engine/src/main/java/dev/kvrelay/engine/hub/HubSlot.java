@@ -62,6 +62,7 @@ public final class HubSlot implements PublicationListener {
   private @Nullable CompletableFuture<Void> initFuture;
   private final ArrayDeque<CkfPublication> early = new ArrayDeque<>();
   private boolean earlyOverflow;
+  private final ArrayDeque<Closing> deferred = new ArrayDeque<>();
   private @Nullable RelayErrorReason faultReason;
   private @Nullable String faultMessage;
 
@@ -167,6 +168,7 @@ public final class HubSlot implements PublicationListener {
       faultReason = null;
       faultMessage = null;
     }
+    runDeferred();
     for (PoolStream s : toNotify) {
       s.notifyAvailable();
     }
@@ -246,15 +248,19 @@ public final class HubSlot implements PublicationListener {
     }
     if (anyLagged) {
       int kept = 0;
+      int dropped = 0;
       PoolStream[] next = new PoolStream[current.length];
+      PoolStream[] lagged = new PoolStream[current.length];
       for (PoolStream s : current) {
         if (s.isFinished()) {
-          registry.counters().openStreams.decrement();
+          lagged[dropped++] = s;
         } else {
           next[kept++] = s;
         }
       }
+      registry.counters().openStreams.add(-dropped);
       subs = kept == 0 ? NO_STREAMS : Arrays.copyOf(next, kept);
+      deferred.add(new Closing(Arrays.copyOf(lagged, dropped), null, "lagged"));
     }
     return current;
   }
@@ -265,17 +271,41 @@ public final class HubSlot implements PublicationListener {
     return closeAllLocked(RelayErrorReason.PUBLICATION_UNAVAILABLE, why);
   }
 
+  /** Removes every stream; they are terminated by {@link #runDeferred()} once the lock is released. */
   private PoolStream[] closeAllLocked(RelayErrorReason reason, String why) {
     PoolStream[] current = subs;
     subs = NO_STREAMS;
-    for (PoolStream s : current) {
-      registry.counters().openStreams.decrement();
+    if (current.length > 0) {
+      registry.counters().openStreams.add(-current.length);
       if (reason == RelayErrorReason.PUBLICATION_UNAVAILABLE) {
-        registry.counters().streamsRetired.increment();
+        registry.counters().streamsRetired.add(current.length);
       }
-      s.terminate(reason, why);
+      deferred.add(new Closing(current, reason, why));
     }
-    return NO_STREAMS; // terminate() already notified each stream
+    return NO_STREAMS;
+  }
+
+  /** Immutable: streams removed under the lock, to be terminated after it (reason null: lagged, already marked). */
+  private record Closing(PoolStream[] streams, @Nullable RelayErrorReason reason, String message) {}
+
+  /** Terminates the streams removed under the lock (never call with the lock held). */
+  private void runDeferred() {
+    for (;;) {
+      Closing c;
+      synchronized (this) {
+        c = deferred.poll();
+      }
+      if (c == null) {
+        return;
+      }
+      for (PoolStream s : c.streams()) {
+        if (c.reason() == null) {
+          s.completeTermination();
+        } else {
+          s.terminate(c.reason(), c.message());
+        }
+      }
+    }
   }
 
   /** Terminal fault: streams end with {@code reason}, the mirror is dropped; the caller reports it. */
@@ -291,6 +321,7 @@ public final class HubSlot implements PublicationListener {
 
   /** After a terminal fault (no lock held): release the init permit, fail waiters, report it. */
   private void afterFault(RelayErrorReason reason, String message) {
+    runDeferred();
     boolean hadPermit;
     CompletableFuture<Void> waiters;
     synchronized (this) {
@@ -441,6 +472,7 @@ public final class HubSlot implements PublicationListener {
         }
       }
     }
+    runDeferred();
     if (retireStale != 0) {
       source.retireLease(retireStale);
     }
@@ -562,6 +594,7 @@ public final class HubSlot implements PublicationListener {
       waiters = initFuture;
       initFuture = null;
     }
+    runDeferred();
     if (hadPermit) {
       registry.releaseInitPermit();
     }

@@ -58,6 +58,7 @@ final class PoolStream implements RelayStream<PoolFrame> {
   private int nextChunk;
   private boolean bootstrapDone;
   private int permitState = WAITING;
+  private int deferredPermit = NONE;
   private PoolFrame[] ring;
   private int head;
   private int size;
@@ -126,11 +127,11 @@ final class PoolStream implements RelayStream<PoolFrame> {
   }
 
   /**
-   * Called by the hub (under its lock) with a delta frame: queued, or the stream is terminated as lagged
-   * (returns false; the hub removes it).
+   * Called by the hub (under its lock) with a delta frame: queued (true), or the stream is marked lagged and
+   * false is returned; the hub then removes it and calls {@link #completeTermination()} after its lock is
+   * released.
    */
   boolean enqueue(PoolFrame frame) {
-    int releasedPermit;
     lock.lock();
     try {
       if (terminal != null || closed) {
@@ -141,24 +142,35 @@ final class PoolStream implements RelayStream<PoolFrame> {
         String why = bytes + cost > queueBytes
             ? "queued bytes " + bytes + " + " + cost + " exceed " + queueBytes
             : "queue of " + capacity + " frames is full";
-        releasedPermit = terminateLocked(new RelayException(RelayErrorReason.SUBSCRIBER_LAGGED,
+        deferredPermit = terminateLocked(new RelayException(RelayErrorReason.SUBSCRIBER_LAGGED,
             "subscriber " + subscriberId + " lagged: " + why));
-      } else {
-        if (size == ring.length) {
-          grow();
-        }
-        ring[(head + size) % ring.length] = frame;
-        size++;
-        bytes += cost;
-        changed.signalAll();
-        return true;
+        counters.lagged.increment();
+        return false;
       }
+      if (size == ring.length) {
+        grow();
+      }
+      ring[(head + size) % ring.length] = frame;
+      size++;
+      bytes += cost;
+      changed.signalAll();
+      return true;
     } finally {
       lock.unlock();
     }
-    counters.lagged.increment();
-    afterTermination(releasedPermit);
-    return false;
+  }
+
+  /** Finishes a termination marked under the hub lock (permit hand-over, wake-up); no lock held. */
+  void completeTermination() {
+    int p;
+    lock.lock();
+    try {
+      p = deferredPermit;
+      deferredPermit = NONE;
+    } finally {
+      lock.unlock();
+    }
+    afterTermination(p);
   }
 
   private void grow() {
@@ -170,7 +182,7 @@ final class PoolStream implements RelayStream<PoolFrame> {
     head = 0;
   }
 
-  /** Hub-side termination (retirement, resnapshot, fault). The hub removes the stream itself. */
+  /** Hub-side termination (retirement, resnapshot, fault), called without the hub lock; the hub removed the stream. */
   void terminate(RelayErrorReason reason, String message) {
     int releasedPermit;
     lock.lock();
