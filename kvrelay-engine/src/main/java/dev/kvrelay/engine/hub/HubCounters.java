@@ -1,0 +1,34 @@
+package dev.kvrelay.engine.hub;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/** Thread-safe: the registry's counters (lock-free adders, no allocation per increment). */
+final class HubCounters {
+  final LongAdder openStreams = new LongAdder();
+  final LongAdder admitted = new LongAdder();
+  final LongAdder refusedPoolNotFound = new LongAdder();
+  final LongAdder refusedProducerChanged = new LongAdder();
+  final LongAdder refusedResourceLimit = new LongAdder();
+  final LongAdder refusedUnavailable = new LongAdder();
+  final LongAdder lagged = new LongAdder();
+  final LongAdder progressTimeouts = new LongAdder();
+  final LongAdder evictions = new LongAdder();
+  final LongAdder resnapshots = new LongAdder();
+  final LongAdder streamsRetired = new LongAdder();
+  final LongAdder deltasEncoded = new LongAdder();
+  final LongAdder idleDeltasApplied = new LongAdder();
+  final LongAdder foreignPublications = new LongAdder();
+  final LongAdder framesDelivered = new LongAdder();
+  final LongAdder bytesDelivered = new LongAdder();
+  final LongAdder heartbeats = new LongAdder();
+  final LongAdder faults = new LongAdder();
+  final LongAdder initFailures = new LongAdder();
+
+  HubRegistryStats snapshot(int initializedHubs) {
+    return new HubRegistryStats(initializedHubs, openStreams.sum(), admitted.sum(), refusedPoolNotFound.sum(),
+        refusedProducerChanged.sum(), refusedResourceLimit.sum(), refusedUnavailable.sum(), lagged.sum(),
+        progressTimeouts.sum(), evictions.sum(), resnapshots.sum(), streamsRetired.sum(), deltasEncoded.sum(),
+        idleDeltasApplied.sum(), foreignPublications.sum(), framesDelivered.sum(), bytesDelivered.sum(),
+        heartbeats.sum(), faults.sum(), initFailures.sum());
+  }
+}

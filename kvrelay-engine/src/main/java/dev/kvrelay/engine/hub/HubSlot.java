@@ -1,0 +1,614 @@
+package dev.kvrelay.engine.hub;
+
+import dev.kvrelay.api.CkfFormat;
+import dev.kvrelay.api.KvPoolId;
+import dev.kvrelay.api.ProducerIdentity;
+import dev.kvrelay.api.RelayErrorReason;
+import dev.kvrelay.api.RelayException;
+import dev.kvrelay.ckf.cbi1.Cbi1EncodeException;
+import dev.kvrelay.ckf.cbi1.Cbi1Encoder;
+import dev.kvrelay.ckf.producer.BarrierSnapshot;
+import dev.kvrelay.ckf.producer.CkfDelta;
+import dev.kvrelay.ckf.producer.CkfPublication;
+import dev.kvrelay.ckf.producer.CkfSnapshot;
+import dev.kvrelay.engine.actor.PublicationListener;
+import dev.kvrelay.engine.view.PoolFrame;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Thread-safe (state guarded by the slot's monitor, held only briefly per publication; callbacks, the source
+ * and the fault listener are called without it): the publication hub of one pool generation (wan-grpc.md
+ * §3.3). It is the {@link PublicationListener} the runtime passes to {@code PoolActor.start}: it keeps a mirror
+ * of the published CKF (also while no one subscribes), encodes each delta once into one {@link PoolFrame}
+ * shared by every subscriber, and serves new subscribers a snapshot of the mirror.
+ *
+ * <p>Wire sequences restart at 0 per actor lease (wan-grpc §2.5 "sequence restart", followed): the lease's
+ * barrier snapshot at actor sequence {@code b0} is S = 0 on the wire and a delta {@code b → b+1} goes out as
+ * {@code (b − b0, b + 1 − b0)}.
+ *
+ * <p>Phases: Vacant → Initializing → Ready → (idle eviction) Vacant; Failed (terminal fault); Retired.
+ */
+public final class HubSlot implements PublicationListener {
+  /** Publications buffered while the lease's barrier snapshot is on its way (producer.md §3.1 broadcast). */
+  static final int EARLY_CAPACITY = 64;
+  private static final PoolStream[] NO_STREAMS = new PoolStream[0];
+
+  /** Immutable: the slot's life-cycle phase (wan-grpc §3.3). */
+  enum Phase { VACANT, INITIALIZING, READY, FAILED, RETIRED }
+
+  private final HubRegistry registry;
+  private final KvPoolId pool;
+  private final ProducerIdentity producer;
+  private final CkfFormat format;
+  private final HubSource source;
+  private final long dcId;
+  private final AtomicInteger pins = new AtomicInteger();
+
+  // guarded by this
+  private Phase phase = Phase.VACANT;
+  private long lease;
+  private long pendingLease;
+  private long leaseBase;
+  private long mirrorSeq;
+  private long @Nullable [] mirror;
+  private long @Nullable [] sharedCopy;
+  private PoolStream[] subs = NO_STREAMS;
+  private int pendingAdmissions;
+  private boolean permitHeld;
+  private @Nullable CompletableFuture<Void> initFuture;
+  private final ArrayDeque<CkfPublication> early = new ArrayDeque<>();
+  private boolean earlyOverflow;
+  private final ArrayDeque<Closing> deferred = new ArrayDeque<>();
+  private @Nullable RelayErrorReason faultReason;
+  private @Nullable String faultMessage;
+
+  HubSlot(HubRegistry registry, KvPoolId pool, ProducerIdentity producer, CkfFormat format, HubSource source) {
+    this.registry = registry;
+    this.pool = pool;
+    this.producer = producer;
+    this.format = format;
+    this.source = source;
+    this.dcId = pool.dcId().value();
+  }
+
+  /** The pool. */
+  public KvPoolId pool() {
+    return pool;
+  }
+
+  /** The generation's identity. */
+  public ProducerIdentity producer() {
+    return producer;
+  }
+
+  CkfFormat format() {
+    return format;
+  }
+
+  long dcId() {
+    return dcId;
+  }
+
+  HubSource source() {
+    return source;
+  }
+
+  /** Streams currently subscribed. */
+  public synchronized int subscriberCount() {
+    return subs.length;
+  }
+
+  /** True while the hub holds a mirror (Ready). */
+  public synchronized boolean isInitialized() {
+    return phase == Phase.READY;
+  }
+
+  synchronized Phase phase() {
+    return phase;
+  }
+
+  /** The current actor lease (0 when none). */
+  synchronized long lease() {
+    return phase == Phase.READY ? lease : 0;
+  }
+
+  boolean pinned() {
+    return pins.get() > 0;
+  }
+
+  void unpin() {
+    pins.decrementAndGet();
+  }
+
+  // ------------------------------------------------------------------ publications (actor task)
+
+  /**
+   * From the pool actor's task only; never blocks. Applies a delta (or a re-basing snapshot) of the current
+   * lease to the mirror and fans the encoded frame out; publications of another lease are ignored (counted).
+   *
+   * @return true unless the slot is retired or failed
+   */
+  @Override
+  public boolean offer(CkfPublication publication) {
+    PoolStream[] toNotify;
+    RelayErrorReason fault;
+    String faultMsg;
+    synchronized (this) {
+      if (phase == Phase.RETIRED || phase == Phase.FAILED) {
+        return false;
+      }
+      long pl;
+      if (publication instanceof CkfDelta d) {
+        pl = d.lease();
+      } else if (publication instanceof CkfSnapshot s) {
+        pl = s.lease();
+      } else {
+        return true;
+      }
+      if (phase == Phase.INITIALIZING && pl == pendingLease) {
+        if (earlyOverflow || early.size() >= EARLY_CAPACITY) {
+          earlyOverflow = true;
+          early.clear();
+        } else {
+          early.add(publication);
+        }
+        return true;
+      }
+      if (phase != Phase.READY || pl != lease) {
+        registry.counters().foreignPublications.increment();
+        return true;
+      }
+      toNotify = applyLocked(publication);
+      fault = faultReason;
+      faultMsg = faultMessage;
+      faultReason = null;
+      faultMessage = null;
+    }
+    runDeferred();
+    for (PoolStream s : toNotify) {
+      s.notifyAvailable();
+    }
+    if (fault != null) {
+      afterFault(fault, faultMsg == null ? "" : faultMsg);
+      return false;
+    }
+    return true;
+  }
+
+  /** Applies one publication of the current lease; returns the streams to notify. */
+  private PoolStream[] applyLocked(CkfPublication publication) {
+    long[] m = mirror;
+    if (m == null) {
+      return NO_STREAMS;
+    }
+    if (publication instanceof CkfSnapshot s) {
+      if (s.bucketCount() != m.length) {
+        return failLocked(RelayErrorReason.INVALID_PUBLICATION, "snapshot of " + s.bucketCount()
+            + " buckets for a filter of " + m.length);
+      }
+      if (s.sequence() != mirrorSeq + 1) {
+        return failLocked(RelayErrorReason.INVALID_PUBLICATION, "snapshot at " + Long.toUnsignedString(s.sequence())
+            + " after mirror sequence " + Long.toUnsignedString(mirrorSeq));
+      }
+      System.arraycopy(s.words(), 0, m, 0, m.length);
+      mirrorSeq = s.sequence();
+      sharedCopy = null;
+      return resnapshotLocked("hub re-based on an oversized publication");
+    }
+    CkfDelta d = (CkfDelta) publication;
+    if (d.baseSequence() != mirrorSeq) {
+      return failLocked(RelayErrorReason.INVALID_PUBLICATION, "sequence gap: delta base "
+          + Long.toUnsignedString(d.baseSequence()) + ", mirror at " + Long.toUnsignedString(mirrorSeq));
+    }
+    int n = d.imageCount();
+    if (n == 0) {
+      return failLocked(RelayErrorReason.INVALID_PUBLICATION, "empty delta");
+    }
+    int[] buckets = d.buckets();
+    long[] words = d.words();
+    for (int i = 0; i < n; i++) {
+      int b = buckets[i];
+      if (b < 0 || b >= m.length) {
+        return failLocked(RelayErrorReason.INVALID_PUBLICATION, "delta bucket " + b + " out of range "
+            + m.length);
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      m[buckets[i]] = words[i];
+    }
+    mirrorSeq = d.sequence();
+    sharedCopy = null;
+    PoolStream[] current = subs;
+    if (current.length == 0) {
+      registry.counters().idleDeltasApplied.increment();
+      return NO_STREAMS;
+    }
+    if (n > CkfDelta.MAX_IMAGES) {
+      return resnapshotLocked("delta of " + n + " images exceeds " + CkfDelta.MAX_IMAGES);
+    }
+    long wireBase = d.baseSequence() - leaseBase;
+    byte[] payload;
+    try {
+      payload = Cbi1Encoder.encodeDelta(format, dcId, wireBase, wireBase + 1, buckets, words, n);
+    } catch (Cbi1EncodeException e) {
+      return failLocked(RelayErrorReason.INTERNAL, "delta encoding failed: " + e.getMessage());
+    }
+    registry.counters().deltasEncoded.increment();
+    PoolFrame frame = PoolFrame.of(registry.relay(), producer, wireBase, wireBase + 1, registry.epochMicros(),
+        PoolFrame.Kind.DELTA, payload);
+    boolean anyLagged = false;
+    for (PoolStream s : current) {
+      if (!s.enqueue(frame)) {
+        anyLagged = true;
+      }
+    }
+    if (anyLagged) {
+      int kept = 0;
+      int dropped = 0;
+      PoolStream[] next = new PoolStream[current.length];
+      PoolStream[] lagged = new PoolStream[current.length];
+      for (PoolStream s : current) {
+        if (s.isFinished()) {
+          lagged[dropped++] = s;
+        } else {
+          next[kept++] = s;
+        }
+      }
+      registry.counters().openStreams.add(-dropped);
+      subs = kept == 0 ? NO_STREAMS : Arrays.copyOf(next, kept);
+      deferred.add(new Closing(Arrays.copyOf(lagged, dropped), null, "lagged"));
+    }
+    return current;
+  }
+
+  /** Ends every current stream PUBLICATION_UNAVAILABLE (the mirror stays); counted as a resnapshot. */
+  private PoolStream[] resnapshotLocked(String why) {
+    registry.counters().resnapshots.increment();
+    return closeAllLocked(RelayErrorReason.PUBLICATION_UNAVAILABLE, why);
+  }
+
+  /** Removes every stream; they are terminated by {@link #runDeferred()} once the lock is released. */
+  private PoolStream[] closeAllLocked(RelayErrorReason reason, String why) {
+    PoolStream[] current = subs;
+    subs = NO_STREAMS;
+    if (current.length > 0) {
+      registry.counters().openStreams.add(-current.length);
+      if (reason == RelayErrorReason.PUBLICATION_UNAVAILABLE) {
+        registry.counters().streamsRetired.add(current.length);
+      }
+      deferred.add(new Closing(current, reason, why));
+    }
+    return NO_STREAMS;
+  }
+
+  /** Immutable: streams removed under the lock, to be terminated after it (reason null: lagged, already marked). */
+  private record Closing(PoolStream[] streams, @Nullable RelayErrorReason reason, String message) {}
+
+  /** Terminates the streams removed under the lock (never call with the lock held). */
+  private void runDeferred() {
+    for (;;) {
+      Closing c;
+      synchronized (this) {
+        c = deferred.poll();
+      }
+      if (c == null) {
+        return;
+      }
+      for (PoolStream s : c.streams()) {
+        if (c.reason() == null) {
+          s.completeTermination();
+        } else {
+          s.terminate(c.reason(), c.message());
+        }
+      }
+    }
+  }
+
+  /** Terminal fault: streams end with {@code reason}, the mirror is dropped; the caller reports it. */
+  private PoolStream[] failLocked(RelayErrorReason reason, String message) {
+    phase = Phase.FAILED;
+    faultReason = reason;
+    faultMessage = message;
+    mirror = null;
+    sharedCopy = null;
+    early.clear();
+    return closeAllLocked(reason, message);
+  }
+
+  /** After a terminal fault (no lock held): release the init permit, fail waiters, report it. */
+  private void afterFault(RelayErrorReason reason, String message) {
+    runDeferred();
+    boolean hadPermit;
+    CompletableFuture<Void> waiters;
+    synchronized (this) {
+      hadPermit = permitHeld;
+      permitHeld = false;
+      waiters = initFuture;
+      initFuture = null;
+    }
+    if (hadPermit) {
+      registry.releaseInitPermit();
+    }
+    if (waiters != null) {
+      waiters.completeExceptionally(new RelayException(RelayErrorReason.PUBLICATION_UNAVAILABLE,
+          "hub of " + pool + " failed: " + message));
+    }
+    registry.reportFault(this, reason, message);
+  }
+
+  /** A stream's snapshot encoder failed: terminal fault INTERNAL (the generation is fenced). */
+  void encoderFault(String message) {
+    synchronized (this) {
+      if (phase == Phase.RETIRED || phase == Phase.FAILED) {
+        return;
+      }
+      failLocked(RelayErrorReason.INTERNAL, message);
+      faultReason = null;
+      faultMessage = null;
+    }
+    afterFault(RelayErrorReason.INTERNAL, message);
+  }
+
+  // ------------------------------------------------------------------ lazy init (registry)
+
+  /** Immutable: the admission outcome of {@link #beginAdmissionLocked()}. */
+  enum Admission { READY, WAIT, NEEDS_INIT, UNAVAILABLE }
+
+  /** Called with the registry lock held: counts a pending admission unless the slot is retired or failed. */
+  synchronized Admission beginAdmissionLocked() {
+    switch (phase) {
+      case RETIRED, FAILED -> {
+        return Admission.UNAVAILABLE;
+      }
+      case READY -> {
+        pendingAdmissions++;
+        return Admission.READY;
+      }
+      case INITIALIZING -> {
+        pendingAdmissions++;
+        return Admission.WAIT;
+      }
+      default -> {
+        pendingAdmissions++;
+        return Admission.NEEDS_INIT;
+      }
+    }
+  }
+
+  synchronized void abandonAdmission() {
+    pendingAdmissions--;
+  }
+
+  /** With the registry lock held and the init permit taken: Vacant → Initializing under {@code newLease}. */
+  synchronized CompletableFuture<Void> startInitLocked(long newLease) {
+    phase = Phase.INITIALIZING;
+    permitHeld = true;
+    pendingLease = newLease;
+    early.clear();
+    earlyOverflow = false;
+    CompletableFuture<Void> f = new CompletableFuture<>();
+    initFuture = f;
+    return f;
+  }
+
+  synchronized @Nullable CompletableFuture<Void> initFuture() {
+    return initFuture;
+  }
+
+  /** Subscribes the actor under {@code newLease} (no lock held). */
+  void subscribeSource(long newLease) {
+    CompletableFuture<BarrierSnapshot> reply;
+    try {
+      reply = source.subscribe(newLease);
+    } catch (RuntimeException e) {
+      initCompleted(newLease, null, e);
+      return;
+    }
+    reply.whenComplete((b, e) -> initCompleted(newLease, b, e));
+  }
+
+  /** The barrier snapshot of {@code doneLease} arrived (or failed). */
+  void initCompleted(long doneLease, @Nullable BarrierSnapshot barrier, @Nullable Throwable error) {
+    CompletableFuture<Void> done = null;
+    boolean releasePermit = false;
+    long restartLease = 0;
+    long retireStale = 0;
+    RelayErrorReason fault = null;
+    String faultMsg = null;
+    synchronized (this) {
+      if (phase != Phase.INITIALIZING || pendingLease != doneLease) {
+        if (error == null) {
+          retireStale = doneLease; // retired or evicted meanwhile: give the lease back
+        }
+      } else if (error != null || barrier == null) {
+        phase = Phase.VACANT;
+        permitHeld = false;
+        releasePermit = true;
+        done = initFuture;
+        initFuture = null;
+        early.clear();
+        registry.counters().initFailures.increment();
+      } else {
+        CkfSnapshot s = barrier.snapshot();
+        if (s.lease() != doneLease || s.bucketCount() != format.bucketCount()) {
+          failLocked(RelayErrorReason.INVALID_PUBLICATION, "barrier snapshot lease "
+              + Long.toUnsignedString(s.lease()) + "/" + s.bucketCount() + " buckets, expected lease "
+              + doneLease + "/" + format.bucketCount());
+          fault = faultReason;
+          faultMsg = faultMessage;
+          faultReason = null;
+          faultMessage = null;
+        } else if (earlyOverflow) {
+          registry.counters().resnapshots.increment();
+          restartLease = registry.nextLease();
+          pendingLease = restartLease;
+          early.clear();
+          earlyOverflow = false;
+        } else {
+          mirror = s.words().clone();
+          sharedCopy = null;
+          lease = doneLease;
+          leaseBase = s.sequence();
+          mirrorSeq = s.sequence();
+          phase = Phase.READY;
+          CkfPublication p;
+          while ((p = early.poll()) != null && phase == Phase.READY) {
+            applyLocked(p);
+          }
+          early.clear();
+          if (phase == Phase.FAILED) {
+            fault = faultReason;
+            faultMsg = faultMessage;
+            faultReason = null;
+            faultMessage = null;
+          } else {
+            done = initFuture;
+            initFuture = null;
+          }
+        }
+      }
+    }
+    runDeferred();
+    if (retireStale != 0) {
+      source.retireLease(retireStale);
+    }
+    if (restartLease != 0) {
+      subscribeSource(restartLease);
+      return;
+    }
+    if (releasePermit) {
+      registry.releaseInitPermit();
+    }
+    if (fault != null) {
+      afterFault(fault, faultMsg == null ? "" : faultMsg);
+      return;
+    }
+    if (done != null) {
+      if (error != null || barrier == null) {
+        done.completeExceptionally(new RelayException(RelayErrorReason.PUBLICATION_UNAVAILABLE,
+            "pool actor subscribe failed for " + pool + ": " + (error == null ? "no snapshot" : error)));
+      } else {
+        done.complete(null);
+      }
+    }
+  }
+
+  /**
+   * With the registry lock held: evicts this hub if it is Ready and idle (0 subscribers, 0 pending admissions,
+   * unpinned mirror). Returns the lease to retire at the actor, or 0 if not a victim.
+   */
+  synchronized long evictIfIdleLocked() {
+    if (phase != Phase.READY || subs.length != 0 || pendingAdmissions != 0 || pinned()) {
+      return 0;
+    }
+    phase = Phase.VACANT;
+    permitHeld = false;
+    mirror = null;
+    sharedCopy = null;
+    long l = lease;
+    lease = 0;
+    return l;
+  }
+
+  // ------------------------------------------------------------------ streams
+
+  /** Step 14–15: joins a subscriber (always ends the pending admission). */
+  PoolStream open(String subscriberId) throws RelayException {
+    PoolStream stream;
+    synchronized (this) {
+      pendingAdmissions--;
+      long[] m = mirror;
+      if (phase != Phase.READY || m == null) {
+        registry.counters().refusedUnavailable.increment();
+        throw new RelayException(RelayErrorReason.PUBLICATION_UNAVAILABLE, "hub of " + pool + " is " + phase);
+      }
+      if (subs.length >= registry.settings().maxSubscribersPerPool()) {
+        registry.counters().refusedResourceLimit.increment();
+        throw new RelayException(RelayErrorReason.RESOURCE_LIMIT, "Relay subscribers-per-pool limit "
+            + registry.settings().maxSubscribersPerPool() + " reached for " + pool);
+      }
+      long[] copy = sharedCopy;
+      if (copy == null) {
+        copy = m.clone();
+        sharedCopy = copy;
+      }
+      pins.incrementAndGet();
+      stream = new PoolStream(this, registry, subscriberId, copy, mirrorSeq - leaseBase);
+      PoolStream[] next = Arrays.copyOf(subs, subs.length + 1);
+      next[subs.length] = stream;
+      subs = next;
+      registry.counters().openStreams.increment();
+      registry.counters().admitted.increment();
+    }
+    stream.requestPermit();
+    return stream;
+  }
+
+  /** Removes a stream that ended on its own side (close, progress timeout); idempotent. */
+  synchronized void detach(PoolStream stream) {
+    PoolStream[] current = subs;
+    for (int i = 0; i < current.length; i++) {
+      if (current[i] == stream) {
+        PoolStream[] next = new PoolStream[current.length - 1];
+        System.arraycopy(current, 0, next, 0, i);
+        System.arraycopy(current, i + 1, next, i, current.length - i - 1);
+        subs = next.length == 0 ? NO_STREAMS : next;
+        registry.counters().openStreams.decrement();
+        return;
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ retirement
+
+  /**
+   * Withdraw, fence or detach: every stream ends PUBLICATION_UNAVAILABLE, waiters fail PUBLICATION_UNAVAILABLE,
+   * the init permit is released and the slot leaves the registry (a new attach for the pool may follow).
+   * Idempotent.
+   */
+  public void retire() {
+    registry.removeSlot(this);
+    boolean hadPermit;
+    long retireLease = 0;
+    CompletableFuture<Void> waiters;
+    synchronized (this) {
+      if (phase == Phase.RETIRED) {
+        return;
+      }
+      hadPermit = permitHeld;
+      permitHeld = false;
+      if (phase == Phase.READY) {
+        retireLease = lease;
+      } else if (phase == Phase.INITIALIZING) {
+        retireLease = pendingLease;
+      }
+      phase = Phase.RETIRED;
+      closeAllLocked(RelayErrorReason.PUBLICATION_UNAVAILABLE, "generation of " + pool + " retired");
+      mirror = null;
+      sharedCopy = null;
+      early.clear();
+      waiters = initFuture;
+      initFuture = null;
+    }
+    runDeferred();
+    if (hadPermit) {
+      registry.releaseInitPermit();
+    }
+    if (waiters != null) {
+      waiters.completeExceptionally(new RelayException(RelayErrorReason.PUBLICATION_UNAVAILABLE,
+          "generation of " + pool + " retired"));
+    }
+    if (retireLease != 0) {
+      source.retireLease(retireLease);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "HubSlot[" + pool + ", " + phase() + "]";
+  }
+}

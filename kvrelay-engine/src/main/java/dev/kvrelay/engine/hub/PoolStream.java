@@ -1,0 +1,509 @@
+package dev.kvrelay.engine.hub;
+
+import dev.kvrelay.api.ProducerIdentity;
+import dev.kvrelay.api.RelayErrorReason;
+import dev.kvrelay.api.RelayException;
+import dev.kvrelay.api.RelayIdentity;
+import dev.kvrelay.ckf.cbi1.Cbi1;
+import dev.kvrelay.ckf.cbi1.Cbi1EncodeException;
+import dev.kvrelay.ckf.cbi1.Cbi1Encoder;
+import dev.kvrelay.engine.stream.RelayStream;
+import dev.kvrelay.engine.view.PoolFrame;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Thread-safe for one consuming thread plus the pool actor's task and timer threads (guarded by one lock per
+ * stream, never held while calling into the hub): one subscriber of a publication hub (wan-grpc.md §2.3–§3.3).
+ *
+ * <p>Bootstrap: once the encoding permit is granted, the snapshot copy taken at open is served as
+ * {@code ceil(B / 524 288)} SNAPSHOT_CHUNK frames with base = seq = S, each encoded lazily when the consumer
+ * polls (the consumer's thread pays); the permit is released when the last chunk is taken. Deltas published
+ * meanwhile queue behind the chunks (bounded by frame count and by bytes, payload + 256 per frame). After the
+ * bootstrap, a HEARTBEAT (base = seq = last sequence sent) becomes available after the heartbeat interval
+ * without a taken frame.
+ *
+ * <p>Decision (pinned by {@code HubTest.decisionTerminationDiscardsQueuedFrames}): every hub-side termination
+ * (lag, progress timeout, retirement, resnapshot, invalid publication) discards whatever was still queued at
+ * that instant, so the very next poll throws; nothing is queued "before" the termination in the sense of
+ * {@link RelayStream}. This matches upstream ("its next read yields SUBSCRIBER_LAGGED") and frees the memory
+ * at once.
+ */
+final class PoolStream implements RelayStream<PoolFrame> {
+  private static final int WAITING = 0;
+  private static final int HELD = 1;
+  private static final int NONE = 2;
+  private static final byte[] EMPTY = new byte[0];
+
+  private final HubSlot hub;
+  private final HubRegistry registry;
+  private final HubCounters counters;
+  private final String subscriberId;
+  private final long snapshotSeq;
+  private final int chunkCount;
+  private final long intervalNanos;
+  private final long progressNanos;
+  private final int capacity;
+  private final long queueBytes;
+  private final Runnable heartbeatTick = this::onHeartbeatTimer;
+  private final Runnable progressTick = this::onProgressTimer;
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition changed = lock.newCondition();
+
+  // guarded by lock
+  private long @Nullable [] copy;
+  private int nextChunk;
+  private boolean bootstrapDone;
+  private int permitState = WAITING;
+  private int deferredPermit = NONE;
+  private PoolFrame[] ring;
+  private int head;
+  private int size;
+  private long bytes;
+  private @Nullable RelayException terminal;
+  private boolean closed;
+  private long lastTakenNanos;
+  private long lastSeqSent;
+  private long progressDeadline;
+  private boolean progressArmed;
+  private boolean heartbeatArmed;
+
+  private volatile @Nullable Runnable callback;
+
+  PoolStream(HubSlot hub, HubRegistry registry, String subscriberId, long[] copy, long snapshotSeq) {
+    this.hub = hub;
+    this.registry = registry;
+    this.counters = registry.counters();
+    this.subscriberId = subscriberId;
+    this.copy = copy;
+    this.snapshotSeq = snapshotSeq;
+    this.lastSeqSent = snapshotSeq;
+    this.chunkCount = Cbi1.chunkCount(copy.length);
+    HubSettings s = registry.settings();
+    this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(s.heartbeatIntervalMs());
+    this.progressNanos = TimeUnit.MILLISECONDS.toNanos(s.snapshotProgressTimeoutMs());
+    this.capacity = s.queueCapacity();
+    this.queueBytes = s.queueBytes();
+    this.ring = new PoolFrame[Math.min(capacity, 64)];
+  }
+
+  String subscriberId() {
+    return subscriberId;
+  }
+
+  /** The wire sequence S of this stream's snapshot. */
+  long snapshotSequence() {
+    return snapshotSeq;
+  }
+
+  // ------------------------------------------------------------------ hub side
+
+  /** Asks for the encoding permit (after the stream joined the hub). */
+  void requestPermit() {
+    if (registry.permits().acquireOrWait(this)) {
+      permitGranted();
+    }
+  }
+
+  /** The encoding permit arrived; false if the stream no longer wants it (the caller passes it on). */
+  boolean permitGranted() {
+    lock.lock();
+    try {
+      if (permitState != WAITING || terminal != null || closed) {
+        return false;
+      }
+      permitState = HELD;
+      progressDeadline = registry.nanoTime() + progressNanos;
+      armProgressLocked(progressNanos);
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+    notifyAvailable();
+    return true;
+  }
+
+  /**
+   * Called by the hub (under its lock) with a delta frame: queued (true), or the stream is marked lagged and
+   * false is returned; the hub then removes it and calls {@link #completeTermination()} after its lock is
+   * released.
+   */
+  boolean enqueue(PoolFrame frame) {
+    lock.lock();
+    try {
+      if (terminal != null || closed) {
+        return true;
+      }
+      long cost = frame.payload().length + (long) Cbi1.QUEUED_FRAME_OVERHEAD;
+      if (bytes + cost > queueBytes || size == capacity) {
+        String why = bytes + cost > queueBytes
+            ? "queued bytes " + bytes + " + " + cost + " exceed " + queueBytes
+            : "queue of " + capacity + " frames is full";
+        deferredPermit = terminateLocked(new RelayException(RelayErrorReason.SUBSCRIBER_LAGGED,
+            "subscriber " + subscriberId + " lagged: " + why));
+        counters.lagged.increment();
+        return false;
+      }
+      if (size == ring.length) {
+        grow();
+      }
+      ring[(head + size) % ring.length] = frame;
+      size++;
+      bytes += cost;
+      changed.signalAll();
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Finishes a termination marked under the hub lock (permit hand-over, wake-up); no lock held. */
+  void completeTermination() {
+    int p;
+    lock.lock();
+    try {
+      p = deferredPermit;
+      deferredPermit = NONE;
+    } finally {
+      lock.unlock();
+    }
+    afterTermination(p);
+  }
+
+  private void grow() {
+    PoolFrame[] bigger = new PoolFrame[(int) Math.min(capacity, (long) ring.length * 2)];
+    for (int i = 0; i < size; i++) {
+      bigger[i] = ring[(head + i) % ring.length];
+    }
+    ring = bigger;
+    head = 0;
+  }
+
+  /** Hub-side termination (retirement, resnapshot, fault), called without the hub lock; the hub removed the stream. */
+  void terminate(RelayErrorReason reason, String message) {
+    int releasedPermit;
+    lock.lock();
+    try {
+      if (terminal != null || closed) {
+        return;
+      }
+      releasedPermit = terminateLocked(new RelayException(reason, message));
+    } finally {
+      lock.unlock();
+    }
+    afterTermination(releasedPermit);
+  }
+
+  /** Sets the termination, drops the queue, the snapshot copy and the permit; returns the old permit state. */
+  private int terminateLocked(RelayException error) {
+    terminal = error;
+    return releaseLocked();
+  }
+
+  private int releaseLocked() {
+    for (int i = 0; i < size; i++) {
+      ring[(head + i) % ring.length] = null;
+    }
+    size = 0;
+    head = 0;
+    bytes = 0;
+    if (copy != null) {
+      copy = null;
+      hub.unpin();
+    }
+    int p = permitState;
+    permitState = NONE;
+    changed.signalAll();
+    return p;
+  }
+
+  private void afterTermination(int oldPermitState) {
+    if (oldPermitState == HELD) {
+      registry.permits().release();
+    } else if (oldPermitState == WAITING) {
+      registry.permits().cancel(this);
+    }
+    notifyAvailable();
+  }
+
+  /** Runs the consumer's callback (never under the stream lock). */
+  void notifyAvailable() {
+    Runnable cb = callback;
+    if (cb != null) {
+      cb.run();
+    }
+  }
+
+  // ------------------------------------------------------------------ consumer side
+
+  @Override
+  public @Nullable PoolFrame poll() throws RelayException {
+    long[] src;
+    int chunk;
+    lock.lock();
+    try {
+      if (closed) {
+        return null;
+      }
+      if (terminal != null) {
+        throw new RelayException(terminal.reason(), terminal.getMessage());
+      }
+      if (bootstrapDone) {
+        return takeQueuedOrHeartbeatLocked();
+      }
+      if (permitState != HELD || copy == null) {
+        return null;
+      }
+      src = copy;
+      chunk = nextChunk;
+    } finally {
+      lock.unlock();
+    }
+    byte[] payload;
+    try {
+      payload = Cbi1Encoder.encodeSnapshotChunk(hub.format(), hub.dcId(), snapshotSeq, src, chunk);
+    } catch (Cbi1EncodeException e) {
+      hub.encoderFault("snapshot chunk encoding failed: " + e.getMessage());
+      throw new RelayException(RelayErrorReason.INTERNAL, "snapshot encoding failed: " + e.getMessage());
+    }
+    PoolFrame frame = PoolFrame.of(registry.relay(), hub.producer(), snapshotSeq, snapshotSeq,
+        registry.epochMicros(), PoolFrame.Kind.SNAPSHOT_CHUNK, payload);
+    boolean last;
+    lock.lock();
+    try {
+      if (closed) {
+        return null;
+      }
+      if (terminal != null) {
+        throw new RelayException(terminal.reason(), terminal.getMessage());
+      }
+      long now = registry.nanoTime();
+      nextChunk++;
+      lastTakenNanos = now;
+      lastSeqSent = snapshotSeq;
+      progressDeadline = now + progressNanos;
+      last = nextChunk == chunkCount;
+      if (last) {
+        bootstrapDone = true;
+        copy = null;
+        permitState = NONE;
+        armHeartbeatLocked(intervalNanos);
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (last) {
+      hub.unpin();
+      registry.permits().release();
+    }
+    delivered(payload.length);
+    return frame;
+  }
+
+  private @Nullable PoolFrame takeQueuedOrHeartbeatLocked() {
+    long now = registry.nanoTime();
+    if (size > 0) {
+      PoolFrame f = ring[head];
+      ring[head] = null;
+      head = (head + 1) % ring.length;
+      size--;
+      bytes -= f.payload().length + (long) Cbi1.QUEUED_FRAME_OVERHEAD;
+      lastSeqSent = f.sequence();
+      lastTakenNanos = now;
+      armHeartbeatLocked(intervalNanos);
+      delivered(f.payload().length);
+      return f;
+    }
+    if (now - lastTakenNanos >= intervalNanos) {
+      lastTakenNanos = now;
+      armHeartbeatLocked(intervalNanos);
+      counters.heartbeats.increment();
+      delivered(0);
+      return PoolFrame.of(registry.relay(), hub.producer(), lastSeqSent, lastSeqSent, registry.epochMicros(),
+          PoolFrame.Kind.HEARTBEAT, EMPTY);
+    }
+    return null;
+  }
+
+  private void delivered(int payloadBytes) {
+    counters.framesDelivered.increment();
+    counters.bytesDelivered.add(payloadBytes);
+  }
+
+  @Override
+  public @Nullable PoolFrame poll(long timeout, TimeUnit unit) throws RelayException, InterruptedException {
+    long deadline = System.nanoTime() + unit.toNanos(timeout);
+    for (;;) {
+      PoolFrame f = poll();
+      if (f != null) {
+        return f;
+      }
+      lock.lockInterruptibly();
+      try {
+        if (closed) {
+          return null;
+        }
+        if (availableLocked()) {
+          continue;
+        }
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return null;
+        }
+        changed.awaitNanos(left);
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
+  private boolean availableLocked() {
+    if (terminal != null) {
+      return true;
+    }
+    if (!bootstrapDone) {
+      return permitState == HELD;
+    }
+    return size > 0 || registry.nanoTime() - lastTakenNanos >= intervalNanos;
+  }
+
+  @Override
+  public void onAvailable(Runnable cb) {
+    callback = cb;
+    boolean now;
+    lock.lock();
+    try {
+      now = !closed && availableLocked();
+    } finally {
+      lock.unlock();
+    }
+    if (now) {
+      cb.run();
+    }
+  }
+
+  @Override
+  public boolean isFinished() {
+    lock.lock();
+    try {
+      return closed || terminal != null;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void close() {
+    int p;
+    lock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      p = releaseLocked();
+    } finally {
+      lock.unlock();
+    }
+    if (p == HELD) {
+      registry.permits().release();
+    } else if (p == WAITING) {
+      registry.permits().cancel(this);
+    }
+    hub.detach(this);
+  }
+
+  // ------------------------------------------------------------------ timers
+
+  private void armHeartbeatLocked(long delay) {
+    if (!heartbeatArmed) {
+      heartbeatArmed = true;
+      registry.timers().schedule(heartbeatTick, delay);
+    }
+  }
+
+  private void armProgressLocked(long delay) {
+    if (!progressArmed) {
+      progressArmed = true;
+      registry.timers().schedule(progressTick, delay);
+    }
+  }
+
+  private void onHeartbeatTimer() {
+    boolean due;
+    lock.lock();
+    try {
+      heartbeatArmed = false;
+      if (closed || terminal != null || !bootstrapDone) {
+        return;
+      }
+      long left = lastTakenNanos + intervalNanos - registry.nanoTime();
+      due = left <= 0;
+      if (due) {
+        changed.signalAll();
+      } else {
+        armHeartbeatLocked(left);
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (due) {
+      notifyAvailable();
+    }
+  }
+
+  private void onProgressTimer() {
+    int p;
+    lock.lock();
+    try {
+      progressArmed = false;
+      if (closed || terminal != null || bootstrapDone || permitState != HELD) {
+        return;
+      }
+      long left = progressDeadline - registry.nanoTime();
+      if (left > 0) {
+        armProgressLocked(left);
+        return;
+      }
+      p = terminateLocked(new RelayException(RelayErrorReason.SNAPSHOT_PROGRESS_TIMEOUT,
+          "subscriber " + subscriberId + " took no snapshot chunk for " + progressNanos / 1_000_000 + " ms"));
+    } finally {
+      lock.unlock();
+    }
+    counters.progressTimeouts.increment();
+    hub.detach(this);
+    afterTermination(p);
+  }
+
+  // ------------------------------------------------------------------ diagnostics for tests
+
+  int queuedFrames() {
+    lock.lock();
+    try {
+      return size;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  long queuedBytes() {
+    lock.lock();
+    try {
+      return bytes;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  boolean holdsPermit() {
+    lock.lock();
+    try {
+      return permitState == HELD;
+    } finally {
+      lock.unlock();
+    }
+  }
+}

@@ -1,0 +1,167 @@
+package dev.kvrelay.engine.hub;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kvrelay.api.CkfFormat;
+import dev.kvrelay.api.DcId;
+import dev.kvrelay.api.DigestIdentity;
+import dev.kvrelay.api.IdentitySource;
+import dev.kvrelay.api.IndexerDomainId;
+import dev.kvrelay.api.KvPoolId;
+import dev.kvrelay.api.ProducerIdentity;
+import dev.kvrelay.api.RelayErrorReason;
+import dev.kvrelay.api.RelayIdentity;
+import dev.kvrelay.ckf.producer.BarrierSnapshot;
+import dev.kvrelay.ckf.producer.CkfDelta;
+import dev.kvrelay.ckf.producer.CkfProducer;
+import dev.kvrelay.ckf.producer.CkfProducerConfig;
+import dev.kvrelay.ckf.producer.CkfPublication;
+import dev.kvrelay.ckf.producer.CkfSnapshot;
+import dev.kvrelay.ckf.producer.StoredBatch;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/** Not thread-safe: registry + pools driven by real {@link CkfProducer}s on the test thread. */
+final class HubFixture {
+  static final RelayIdentity RELAY = new RelayIdentity(0x1111L, 0x2222L);
+  static final CkfFormat FORMAT = CkfFormat.of(0x5EEDL, 256);
+
+  record Fault(KvPoolId pool, RelayErrorReason reason, String message) {}
+
+  /** One pool generation: a real producer behind a {@link HubSource} that mimics the pool actor. */
+  final class Pool implements HubSource {
+    final ProducerIdentity identity;
+    final CkfProducer producer;
+    HubSlot slot;
+    final List<Long> subscribedLeases = new ArrayList<>();
+    final List<Long> retiredLeases = new ArrayList<>();
+    boolean deferSubscribe;
+    /** One-shot: deltas the "actor" publishes on the new lease before the barrier reply is completed. */
+    int earlyDeltas;
+    final List<Runnable> deferred = new ArrayList<>();
+    private long nextHash;
+
+    Pool(long dc, byte tag, CkfFormat format) {
+      identity = producer(dc, tag, format);
+      try {
+        producer = CkfProducer.create(CkfProducerConfig.of(format, 500, 1_000_000));
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+      nextHash = dc * 1_000_003L;
+      slot = registry.attach(identity.poolId(), identity, format, this);
+    }
+
+    @Override
+    public CompletableFuture<BarrierSnapshot> subscribe(long lease) {
+      subscribedLeases.add(lease);
+      CompletableFuture<BarrierSnapshot> f = new CompletableFuture<>();
+      Runnable r = () -> {
+        try {
+          BarrierSnapshot b = producer.snapshotAfterBarrier(lease);
+          if (b.tail() != null) {
+            slot.offer(b.tail());
+          }
+          int early = earlyDeltas;
+          earlyDeltas = 0;
+          for (int i = 0; i < early; i++) {
+            store(3, 1);
+            publish();
+          }
+          f.complete(b);
+        } catch (Exception e) {
+          f.completeExceptionally(e);
+        }
+      };
+      if (deferSubscribe) {
+        deferred.add(r);
+      } else {
+        r.run();
+      }
+      return f;
+    }
+
+    void runDeferred() {
+      List<Runnable> copy = new ArrayList<>(deferred);
+      deferred.clear();
+      copy.forEach(Runnable::run);
+    }
+
+    @Override
+    public void retireLease(long lease) {
+      retiredLeases.add(lease);
+      if (producer.lease() == lease) {
+        producer.retireLease();
+      }
+    }
+
+    /** Stores {@code n} fresh root blocks for worker {@code w}. */
+    void store(long w, int n) {
+      StoredBatch b = new StoredBatch().reset(w, 0);
+      for (int i = 0; i < n; i++) {
+        long h = nextHash++;
+        b.addBlock(h, h * 0x9E3779B97F4A7C15L);
+      }
+      producer.stored(b);
+    }
+
+    /** Drains the producer and offers the publication like the actor does; returns it. */
+    CkfPublication publish() {
+      CkfPublication p = producer.drain();
+      if (p instanceof CkfDelta || p instanceof CkfSnapshot) {
+        slot.offer(p);
+      }
+      return p;
+    }
+
+    long[] words() {
+      return producer.copyWords();
+    }
+
+    void reattach() {
+      slot = registry.attach(identity.poolId(), identity, identity.ckfFormat(), this);
+    }
+  }
+
+  final ManualTimers timers = new ManualTimers();
+  final List<Fault> faults = new ArrayList<>();
+  long micros = 1_700_000_000_000_000L;
+  final HubRegistry registry;
+
+  HubFixture(HubSettings settings) {
+    registry = new HubRegistry(settings, RELAY, timers, timers::now, () -> micros++,
+        (pool, producer, reason, message) -> faults.add(new Fault(pool, reason, message)));
+  }
+
+  HubFixture() {
+    this(settings(16, 16_777_216L, 2));
+  }
+
+  static HubSettings settings(int capacity, long bytes, int maxHubs) {
+    return new HubSettings(capacity, bytes, 10_000, 60_000, 64, maxHubs, 2);
+  }
+
+  Pool pool(long dc) {
+    return new Pool(dc, (byte) dc, FORMAT);
+  }
+
+  Pool pool(long dc, CkfFormat format) {
+    return new Pool(dc, (byte) dc, format);
+  }
+
+  static ProducerIdentity producer(long dc, byte tag, CkfFormat format) {
+    byte[] a = new byte[16];
+    byte[] b = new byte[16];
+    Arrays.fill(a, tag);
+    Arrays.fill(b, (byte) (tag + 100));
+    KvPoolId pool = new KvPoolId(new IndexerDomainId(new DigestIdentity(a, IdentitySource.EXPLICIT),
+        new DigestIdentity(b, IdentitySource.EXPLICIT)), DcId.of(dc));
+    return new ProducerIdentity(pool, 7, 11, format);
+  }
+
+  static void assertSameWords(long[] actual, long[] expected) {
+    assertThat(actual).as("replica words").isEqualTo(expected);
+  }
+}
