@@ -286,7 +286,9 @@ public final class PoolRecovery implements AutoCloseable {
     counters.add(Counter.BARRIERS);
     invalidate(s);
     s.phase = Phase.LIVE;
-    if (!applyLive(s, ev) && s.recoverable) {
+    if (applyLive(s, ev)) {
+      initialWave.remove(s.member);
+    } else if (s.recoverable) {
       buffer(s, ev, true);
       startRecovery(s);
     }

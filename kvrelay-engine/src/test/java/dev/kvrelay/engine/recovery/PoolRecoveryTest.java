@@ -419,6 +419,20 @@ class PoolRecoveryTest {
   }
 
   @Test
+  void aBarrierCompletesAnInitialWaveRankSoTheOthersAreNotHeldToTheDeadline() {
+    MemberId a = new MemberId(1, 0);
+    MemberId b = new MemberId(2, 0);
+    RecoveryFixture f = new RecoveryFixture();
+    f.worker(1).thenAnswer(dump(0, stored(a, 0, 1, 1)));
+    f.worker(2).thenNoAnswer();
+    f.sources(recoverable(a, 10), recoverable(b, 20));
+    f.live(20, cleared(b, 4));
+    f.scheduler.advanceMs(5);
+    assertThat(f.commands(PoolCommand.ReplaceRanks.class)).singleElement()
+        .satisfies(rr -> assertThat(rr.replacements()).extracting(r -> r.member()).containsExactly(a));
+  }
+
+  @Test
   void laterDumpsAreBatchedOverTheQuietWindow() {
     MemberId a = new MemberId(1, 0);
     MemberId b = new MemberId(2, 0);
