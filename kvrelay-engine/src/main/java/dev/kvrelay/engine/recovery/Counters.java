@@ -1,0 +1,43 @@
+package dev.kvrelay.engine.recovery;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/** Thread-safe (lock-free atomic counters, no allocation on increment): the counters behind {@link RecoveryStats}. */
+final class Counters {
+  private static final Counter[] COUNTERS = Counter.values();
+  private static final QueryFailureKind[] KINDS = QueryFailureKind.values();
+  private final AtomicLongArray scalars = new AtomicLongArray(COUNTERS.length);
+  private final AtomicLongArray failures = new AtomicLongArray(KINDS.length);
+
+  void add(Counter c) {
+    scalars.incrementAndGet(c.ordinal());
+  }
+
+  void add(Counter c, long n) {
+    scalars.addAndGet(c.ordinal(), n);
+  }
+
+  void fail(QueryFailureKind k) {
+    failures.incrementAndGet(k.ordinal());
+  }
+
+  long get(Counter c) {
+    return scalars.get(c.ordinal());
+  }
+
+  RecoveryStats snapshot() {
+    Map<QueryFailureKind, Long> f = new EnumMap<>(QueryFailureKind.class);
+    for (QueryFailureKind k : KINDS) {
+      f.put(k, failures.get(k.ordinal()));
+    }
+    return new RecoveryStats(get(Counter.APPLIED), get(Counter.BUFFERED), get(Counter.BUFFER_OVERFLOWS),
+        get(Counter.INBOX_OVERFLOWS), get(Counter.STALE), get(Counter.GAPS), get(Counter.UNKNOWN_PUBLISHER),
+        get(Counter.MEMBER_MISMATCH), get(Counter.BARRIERS), get(Counter.QUERIES), f, get(Counter.TIMEOUTS),
+        get(Counter.RETRIES), get(Counter.PERMIT_WAITS), get(Counter.LATE_ANSWERS), get(Counter.TREE_DUMPS),
+        get(Counter.REPLACEMENTS), get(Counter.INVALID_TREE_DUMPS), get(Counter.LIFECYCLE_RESETS),
+        get(Counter.LIVE_ONLY_RESETS), get(Counter.DEGRADED_RESETS), get(Counter.EXHAUSTED), get(Counter.DISCARDED),
+        get(Counter.SUBMIT_REJECTED));
+  }
+}

@@ -1,0 +1,58 @@
+package dev.kvrelay.engine.recovery;
+
+import dev.kvrelay.spi.eventplane.RouterEvent;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Not thread-safe: confined to the recovery's serial task. A rank's bounded FIFO of buffered live
+ * events; adding to a full buffer drops the oldest.
+ */
+final class EventBuffer {
+  private final @Nullable RouterEvent[] ring;
+  private int head;
+  private int size;
+
+  EventBuffer(int capacity) {
+    ring = new RouterEvent[capacity];
+  }
+
+  /** Appends {@code e}; true if the oldest event had to be dropped. */
+  boolean add(RouterEvent e) {
+    boolean dropped = false;
+    if (size == ring.length) {
+      ring[head] = null;
+      head = (head + 1) % ring.length;
+      size--;
+      dropped = true;
+    }
+    ring[(head + size) % ring.length] = e;
+    size++;
+    return dropped;
+  }
+
+  /** Removes and returns the oldest event. */
+  RouterEvent poll() {
+    RouterEvent e = ring[head];
+    if (size == 0 || e == null) {
+      throw new IllegalStateException("empty buffer");
+    }
+    ring[head] = null;
+    head = (head + 1) % ring.length;
+    size--;
+    return e;
+  }
+
+  int size() {
+    return size;
+  }
+
+  /** Drops everything; returns how many events were dropped. */
+  int clear() {
+    int n = size;
+    while (size > 0) {
+      poll();
+    }
+    head = 0;
+    return n;
+  }
+}

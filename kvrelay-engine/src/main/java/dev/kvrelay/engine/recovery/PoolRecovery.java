@@ -1,0 +1,790 @@
+package dev.kvrelay.engine.recovery;
+
+import dev.kvrelay.api.KvPoolId;
+import dev.kvrelay.ckf.producer.CkfOutcome;
+import dev.kvrelay.ckf.producer.MemberId;
+import dev.kvrelay.ckf.producer.RankReplacement;
+import dev.kvrelay.ckf.producer.StoredBatch;
+import dev.kvrelay.engine.actor.ActorScheduler;
+import dev.kvrelay.engine.actor.PoolCommand;
+import dev.kvrelay.spi.eventplane.EventEnvelope;
+import dev.kvrelay.spi.eventplane.KvEventData;
+import dev.kvrelay.spi.eventplane.RecoveryTarget;
+import dev.kvrelay.spi.eventplane.RequestPlaneClient;
+import dev.kvrelay.spi.eventplane.RequestPlaneException;
+import dev.kvrelay.spi.eventplane.ResidencyDomain;
+import dev.kvrelay.spi.eventplane.RouterEvent;
+import dev.kvrelay.spi.eventplane.StorageTier;
+import dev.kvrelay.spi.eventplane.StoredBlock;
+import dev.kvrelay.spi.eventplane.WorkerKvQueryRequest;
+import dev.kvrelay.spi.eventplane.WorkerKvQueryResponse;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Thread-safe: every public method may be called from any thread and never blocks; all recovery state
+ * is confined to one serial task on the given {@link ActorScheduler} (live events reach it through a
+ * lock-free bounded inbox, everything else through a control queue). Per-source recovery of one pool
+ * (producer.md §3.6, runtime-inputs.md §6.3).
+ *
+ * <p>Per bound source (one {@link SourceBinding}, i.e. one publisher incarnation of a {@code (worker,
+ * rank)}) it keeps an event-id cursor. Live events: unknown publisher ⇒ dropped; other member than the
+ * binding ⇒ dropped; at or below the cursor ⇒ stale, dropped; contiguous ⇒ {@link PoolCommand.Apply};
+ * first event without cursor ⇒ buffered and a full restore started; gap ⇒ buffered and an incremental
+ * recovery from {@code cursor + 1} started; while recovering ⇒ buffered (bounded, oldest dropped). A live
+ * all-domain {@code cleared} newer than the cursor is a barrier (see {@link #onLiveEvent}).
+ *
+ * <p>Decisions (pinned in {@code PoolRecoveryTest}, tests named {@code decision…}):
+ * <ul>
+ *   <li>Query endpoint: {@code target.queryEndpoint(worker, rank)} (per-rank name, decision (b)).
+ *   <li>{@code TreeDumpFailed}: keep state and cursor and retry while retries remain; once exhausted reset the
+ *       rank as degraded.
+ *   <li>Backoff: 200 ms × 2 per retry, 8 retries; any {@code reset_scope} is whole-rank.
+ *   <li>Exhaustion for any other failure kind also resets the rank as degraded
+ *       ({@code ResetRank(member, true)}), discards the buffer and forgets the cursor: the next live
+ *       event starts a new full restore with a fresh retry budget.
+ *   <li>Barrier: the all-domain {@code cleared} (device tier, no residency domain) is applied as the rank's
+ *       reset; any in-flight attempt, pending replacement and buffer of the rank are invalidated and the
+ *       cursor becomes the cleared event's id; no query is needed.
+ *   <li>The initial wave (recoverable sources of the first {@link #updateSources} call) starts its full
+ *       restores at once, without waiting for a live event; later sources start on their first event.
+ * </ul>
+ */
+public final class PoolRecovery implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(PoolRecovery.class.getName());
+  private static final int INBOX_CAPACITY = 4096;
+  private static final int MAX_ITEMS_PER_RUN = 1024;
+
+  private final KvPoolId pool;
+  private final RecoverySettings settings;
+  private final PoolCommandSink actor;
+  private final @Nullable RequestPlaneClient requests;
+  private final Semaphore permits;
+  private final ActorScheduler scheduler;
+  private final LongSupplier nanoTime;
+  private final Counters counters = new Counters();
+  private final LiveInbox inbox = new LiveInbox(INBOX_CAPACITY);
+  private final ConcurrentLinkedQueue<Runnable> control = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean scheduled = new AtomicBoolean();
+  private final Runnable runTask = this::run;
+  private final Set<Attempt> inFlight = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
+
+  // ---- serial-task state
+  private Slot[] slots = new Slot[0];
+  private final Map<MemberId, Slot> byMember = new HashMap<>();
+  private boolean firstUpdate = true;
+  private final Set<MemberId> initialWave = new HashSet<>();
+  private boolean waveOpen;
+  private final List<Slot> ready = new ArrayList<>();
+  private long lastReadyNanos;
+  private boolean quietArmed;
+  private final Map<MemberId, PendingReset> pendingResets = new LinkedHashMap<>();
+  private boolean resetRetryArmed;
+  private final StoredBatch dumpBatch = new StoredBatch();
+
+  /**
+   * A recovery for {@code pool}.
+   *
+   * @param requests the request-plane client, or {@code null}: then every source is treated as live-only
+   * @param relayQueryPermits the relay-wide query permits (16), shared by every pool's recovery
+   * @param nanoTime the monotonic clock of the batch window (the scheduler's time base)
+   */
+  public PoolRecovery(KvPoolId pool, RecoverySettings settings, PoolCommandSink actor,
+      @Nullable RequestPlaneClient requests, Semaphore relayQueryPermits, ActorScheduler scheduler,
+      LongSupplier nanoTime) {
+    this.pool = Objects.requireNonNull(pool, "pool");
+    this.settings = Objects.requireNonNull(settings, "settings");
+    this.actor = Objects.requireNonNull(actor, "actor");
+    this.requests = requests;
+    this.permits = Objects.requireNonNull(relayQueryPermits, "relayQueryPermits");
+    this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+    this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
+  }
+
+  /** The pool this recovery feeds. */
+  public KvPoolId pool() {
+    return pool;
+  }
+
+  // ------------------------------------------------------------------ public entry points (any thread)
+
+  /**
+   * The complete current set of bound sources (from KV-source advertisements). A source that is gone,
+   * whose publisher id or recovery target changed, or whose member is bound more than once (or whose
+   * publisher id is bound to two members: ambiguous) gets {@code ResetRank(member, false)} before a new
+   * incarnation is activated (a rejected reset fences the member, buffering its events, until a retried
+   * reset succeeds). The initial wave is the recoverable sources of the first call.
+   */
+  public void updateSources(Collection<SourceBinding> sources) {
+    List<SourceBinding> copy = List.copyOf(sources);
+    post(() -> applySources(copy));
+  }
+
+  /**
+   * A live {@code kv-events} message (any thread; typically the event-plane delivery thread). Never blocks
+   * and does not allocate: the pair goes into a bounded lock-free inbox (full ⇒ dropped and counted in
+   * {@code inboxOverflows}; the rank sees a gap and recovers).
+   */
+  public void onLiveEvent(EventEnvelope envelope, RouterEvent event) {
+    if (closed) {
+      return;
+    }
+    if (!inbox.offer(envelope, event)) {
+      counters.add(Counter.INBOX_OVERFLOWS);
+      return;
+    }
+    kick();
+  }
+
+  /** A snapshot of the counters. */
+  public RecoveryStats stats() {
+    return counters.snapshot();
+  }
+
+  /** Stops timers and in-flight queries (their late answers are ignored); releases held query permits. Idempotent. */
+  @Override
+  public void close() {
+    closed = true;
+    for (Attempt a : inFlight) {
+      a.release();
+    }
+    control.clear();
+  }
+
+  // ------------------------------------------------------------------ serial task
+
+  private void post(Runnable task) {
+    if (closed) {
+      return;
+    }
+    control.add(task);
+    kick();
+  }
+
+  private void timer(long delayNanos, Runnable task) {
+    if (closed) {
+      return;
+    }
+    scheduler.schedule(() -> post(task), Math.max(0, delayNanos));
+  }
+
+  private void kick() {
+    if (scheduled.compareAndSet(false, true)) {
+      scheduler.execute(runTask);
+    }
+  }
+
+  private void run() {
+    try {
+      for (int budget = MAX_ITEMS_PER_RUN; budget > 0 && !closed; budget--) {
+        Runnable c = control.poll();
+        try {
+          if (c != null) {
+            c.run();
+          } else if (inbox.poll()) {
+            onInbound(inbox.envelope(), inbox.event());
+          } else {
+            break;
+          }
+        } catch (RuntimeException e) {
+          LOG.log(Level.ERROR, "pool recovery " + pool + ": task failed", e);
+        }
+      }
+    } finally {
+      scheduled.set(false);
+      if (!closed && (!control.isEmpty() || inbox.hasNext())) {
+        kick();
+      }
+    }
+  }
+
+  private void onInbound(EventEnvelope envelope, RouterEvent event) {
+    Slot s = find(envelope.publisherId());
+    if (s == null) {
+      counters.add(Counter.UNKNOWN_PUBLISHER);
+      return;
+    }
+    if (event.workerId() != s.member.workerId() || event.dpRank() != s.member.dpRank()) {
+      counters.add(Counter.MEMBER_MISMATCH);
+      return;
+    }
+    handle(s, event, false);
+  }
+
+  private @Nullable Slot find(long publisherId) {
+    for (Slot s : slots) {
+      if (s.binding.publisherId() == publisherId) {
+        return s;
+      }
+    }
+    return null;
+  }
+
+  /** The cursor rules for one event of {@code s} (live, or re-fed from the buffer). */
+  private void handle(Slot s, RouterEvent ev, boolean fromBuffer) {
+    if (s.fenced) {
+      buffer(s, ev, fromBuffer);
+      return;
+    }
+    if (s.hasCursor && Long.compareUnsigned(ev.eventId(), s.cursor) <= 0) {
+      counters.add(Counter.STALE);
+      return;
+    }
+    if (isBarrier(ev)) {
+      barrier(s, ev);
+      return;
+    }
+    if (s.phase != Phase.LIVE) {
+      buffer(s, ev, fromBuffer);
+      return;
+    }
+    if (s.hasCursor && ev.eventId() == s.cursor + 1) {
+      applyLive(s, ev);
+      return;
+    }
+    if (s.hasCursor) {
+      counters.add(Counter.GAPS);
+    }
+    if (!s.recoverable) {
+      if (submit(new PoolCommand.ResetRank(s.member, false))) {
+        counters.add(Counter.LIVE_ONLY_RESETS);
+        applyLive(s, ev);
+      }
+      return;
+    }
+    buffer(s, ev, fromBuffer);
+    startRecovery(s);
+  }
+
+  private static boolean isBarrier(RouterEvent ev) {
+    return ev.data() instanceof KvEventData.Cleared
+        && ev.residencyDomain().kind() == ResidencyDomain.Kind.ABSENT
+        && ev.storageTier() == StorageTier.DEVICE;
+  }
+
+  private void barrier(Slot s, RouterEvent ev) {
+    counters.add(Counter.BARRIERS);
+    invalidate(s);
+    s.phase = Phase.LIVE;
+    if (applyLive(s, ev)) {
+      initialWave.remove(s.member);
+    } else if (s.recoverable) {
+      buffer(s, ev, true);
+      startRecovery(s);
+    }
+    maybeCloseWave();
+  }
+
+  /** Invalidates in-flight work of {@code s}: attempt, pending replacement, buffered events. */
+  private void invalidate(Slot s) {
+    s.epoch++;
+    s.attempt = null;
+    s.replacement = null;
+    s.retries = 0;
+    ready.remove(s);
+    EventBuffer b = s.buffer;
+    if (b != null) {
+      counters.add(Counter.DISCARDED, b.clear());
+    }
+  }
+
+  private boolean applyLive(Slot s, RouterEvent ev) {
+    if (!submit(new PoolCommand.Apply(s.member, s.binding.publisherId(), ev))) {
+      return false;
+    }
+    counters.add(Counter.APPLIED);
+    s.cursor = ev.eventId();
+    s.hasCursor = true;
+    return true;
+  }
+
+  private boolean submit(PoolCommand command) {
+    if (actor.submit(command).accepted()) {
+      return true;
+    }
+    counters.add(Counter.SUBMIT_REJECTED);
+    return false;
+  }
+
+  private void buffer(Slot s, RouterEvent ev, boolean again) {
+    EventBuffer b = s.buffer;
+    if (b == null) {
+      b = new EventBuffer(settings.bufferCapacity());
+      s.buffer = b;
+    }
+    if (b.add(ev)) {
+      counters.add(Counter.BUFFER_OVERFLOWS);
+    }
+    if (!again) {
+      counters.add(Counter.BUFFERED);
+    }
+  }
+
+  /** Re-feeds the buffered events of {@code s} in order (skip ≤ cursor, apply cursor + 1, recover on a hole). */
+  private void drain(Slot s) {
+    EventBuffer b = s.buffer;
+    if (b == null) {
+      return;
+    }
+    for (int n = b.size(); n > 0; n--) {
+      handle(s, b.poll(), true);
+    }
+  }
+
+  // ------------------------------------------------------------------ queries
+
+  private void startRecovery(Slot s) {
+    s.phase = Phase.RECOVERING;
+    s.retries = 0;
+    s.epoch++;
+    sendAttempt(s);
+  }
+
+  private void sendAttempt(Slot s) {
+    RequestPlaneClient client = requests;
+    RecoveryTarget target = s.binding.recoveryTarget().orElse(null);
+    if (closed || client == null || target == null) {
+      return;
+    }
+    if (!permits.tryAcquire()) {
+      counters.add(Counter.PERMIT_WAITS);
+      long epoch = s.epoch;
+      timer(TimeUnit.MILLISECONDS.toNanos(settings.batchQuietMs()), () -> {
+        if (!s.retired && s.epoch == epoch && s.phase == Phase.RECOVERING && s.attempt == null) {
+          sendAttempt(s);
+        }
+      });
+      return;
+    }
+    counters.add(Counter.QUERIES);
+    Attempt a = new Attempt(s, s.epoch);
+    inFlight.add(a);
+    s.attempt = a;
+    WorkerKvQueryRequest request = s.hasCursor
+        ? WorkerKvQueryRequest.incremental(s.member.workerId(), s.member.dpRank(), s.cursor + 1)
+        : WorkerKvQueryRequest.fullRestore(s.member.workerId(), s.member.dpRank());
+    CompletionStage<WorkerKvQueryResponse> answer;
+    try {
+      answer = client.query(target, request, Duration.ofMillis(settings.attemptTimeoutMs()));
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "pool recovery " + pool + ": request-plane client threw", e);
+      a.release();
+      s.attempt = null;
+      failAttempt(s, QueryFailureKind.PROTOCOL);
+      return;
+    }
+    answer.whenComplete((response, error) -> {
+      a.release();
+      post(() -> onAnswer(a, response, error));
+    });
+    timer(TimeUnit.MILLISECONDS.toNanos(settings.attemptTimeoutMs()), () -> {
+      a.release();
+      if (s.attempt == a && !s.retired) {
+        counters.add(Counter.TIMEOUTS);
+        s.attempt = null;
+        failAttempt(s, QueryFailureKind.TIMEOUT);
+      }
+    });
+  }
+
+  private void onAnswer(Attempt a, @Nullable WorkerKvQueryResponse response, @Nullable Throwable error) {
+    Slot s = a.slot;
+    if (s.retired || s.attempt != a || s.epoch != a.epoch) {
+      counters.add(Counter.LATE_ANSWERS);
+      return;
+    }
+    s.attempt = null;
+    if (error != null || response == null) {
+      Throwable cause = error;
+      while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+          && cause.getCause() != null) {
+        cause = cause.getCause();
+      }
+      QueryFailureKind kind = QueryFailureKind.PROTOCOL;
+      if (cause instanceof RequestPlaneException rpe) {
+        kind = switch (rpe.kind()) {
+          case TIMEOUT -> QueryFailureKind.TIMEOUT;
+          case UNREACHABLE -> QueryFailureKind.UNREACHABLE;
+          case REJECTED -> QueryFailureKind.REJECTED;
+          case PROTOCOL -> QueryFailureKind.PROTOCOL;
+          case CLOSED -> QueryFailureKind.CLOSED;
+        };
+      }
+      if (kind == QueryFailureKind.TIMEOUT) {
+        counters.add(Counter.TIMEOUTS);
+      }
+      failAttempt(s, kind);
+      return;
+    }
+    if (response instanceof WorkerKvQueryResponse.TreeDump td) {
+      onTreeDump(s, td);
+    } else if (response instanceof WorkerKvQueryResponse.Events ev) {
+      onEvents(s, ev);
+    } else if (response instanceof WorkerKvQueryResponse.TreeDumpFailed) {
+      failAttempt(s, QueryFailureKind.TREE_DUMP_FAILED);
+    } else if (response instanceof WorkerKvQueryResponse.TooNew) {
+      failAttempt(s, QueryFailureKind.TOO_NEW);
+    } else if (response instanceof WorkerKvQueryResponse.InvalidRange) {
+      failAttempt(s, QueryFailureKind.INVALID_RANGE);
+    } else {
+      failAttempt(s, QueryFailureKind.WORKER_ERROR);
+    }
+  }
+
+  private void onTreeDump(Slot s, WorkerKvQueryResponse.TreeDump td) {
+    RankReplacement replacement = RankReplacement.forMember(s.member.workerId(), s.member.dpRank());
+    for (RouterEvent e : td.events()) {
+      if (!(e.data() instanceof KvEventData.Stored st) || e.workerId() != s.member.workerId()
+          || e.dpRank() != s.member.dpRank() || !e.targetsPrimary() || !fold(replacement, e, st)) {
+        counters.add(Counter.INVALID_TREE_DUMPS);
+        failAttempt(s, QueryFailureKind.INVALID_TREE_DUMP);
+        return;
+      }
+    }
+    counters.add(Counter.TREE_DUMPS);
+    s.replacement = replacement;
+    s.replacementLast = td.lastEventId();
+    s.phase = Phase.AWAITING_BATCH;
+    ready.add(s);
+    lastReadyNanos = nanoTime.getAsLong();
+    scheduleBatch();
+  }
+
+  private boolean fold(RankReplacement replacement, RouterEvent e, KvEventData.Stored st) {
+    StoredBatch b = dumpBatch.reset(e.workerId(), e.dpRank());
+    st.parentHash().ifPresent(b::parent);
+    st.startPosition().ifPresent(b::startPosition);
+    for (StoredBlock blk : st.blocks()) {
+      b.addBlock(blk.blockHash(), blk.tokensHash());
+    }
+    CkfOutcome outcome = replacement.pushStored(b);
+    return outcome.isOk();
+  }
+
+  private void onEvents(Slot s, WorkerKvQueryResponse.Events answer) {
+    for (RouterEvent e : answer.events()) {
+      if (e.workerId() != s.member.workerId() || e.dpRank() != s.member.dpRank()) {
+        failAttempt(s, QueryFailureKind.INVALID_EVENTS);
+        return;
+      }
+    }
+    for (RouterEvent e : answer.events()) {
+      if (s.hasCursor && Long.compareUnsigned(e.eventId(), s.cursor) <= 0) {
+        counters.add(Counter.STALE);
+        continue;
+      }
+      if (!applyLive(s, e)) {
+        failAttempt(s, QueryFailureKind.SUBMIT_REJECTED);
+        return;
+      }
+    }
+    if (!s.hasCursor || Long.compareUnsigned(answer.lastEventId(), s.cursor) > 0) {
+      s.cursor = answer.lastEventId();
+      s.hasCursor = true;
+    }
+    recovered(s);
+  }
+
+  private void recovered(Slot s) {
+    s.phase = Phase.LIVE;
+    s.retries = 0;
+    initialWave.remove(s.member);
+    drain(s);
+    maybeCloseWave();
+  }
+
+  private void failAttempt(Slot s, QueryFailureKind kind) {
+    counters.fail(kind);
+    s.attempt = null;
+    s.phase = Phase.RECOVERING;
+    if (s.retries < settings.maxRetries()) {
+      s.retries++;
+      counters.add(Counter.RETRIES);
+      long epoch = s.epoch;
+      timer(TimeUnit.MILLISECONDS.toNanos(settings.backoffMs(s.retries)), () -> {
+        if (!s.retired && s.epoch == epoch && s.phase == Phase.RECOVERING && s.attempt == null) {
+          sendAttempt(s);
+        }
+      });
+      return;
+    }
+    counters.add(Counter.EXHAUSTED);
+    invalidate(s);
+    s.hasCursor = false;
+    s.phase = Phase.LIVE;
+    initialWave.remove(s.member);
+    resetRank(s.member, true, Counter.DEGRADED_RESETS);
+    maybeCloseWave();
+  }
+
+  // ------------------------------------------------------------------ replacement batches
+
+  private void scheduleBatch() {
+    if (waveOpen) {
+      maybeCloseWave();
+      if (waveOpen) {
+        return;
+      }
+    }
+    armQuiet(TimeUnit.MILLISECONDS.toNanos(settings.batchQuietMs()));
+  }
+
+  private void armQuiet(long delayNanos) {
+    if (quietArmed) {
+      return;
+    }
+    quietArmed = true;
+    timer(delayNanos, this::quietFired);
+  }
+
+  private void quietFired() {
+    quietArmed = false;
+    if (ready.isEmpty() || waveOpen) {
+      return;
+    }
+    long quiet = TimeUnit.MILLISECONDS.toNanos(settings.batchQuietMs());
+    long since = nanoTime.getAsLong() - lastReadyNanos;
+    if (since >= quiet) {
+      flushBatch();
+    } else {
+      armQuiet(quiet - since);
+    }
+  }
+
+  private void maybeCloseWave() {
+    if (!waveOpen) {
+      return;
+    }
+    for (MemberId m : initialWave) {
+      Slot s = byMember.get(m);
+      if (s != null && !s.retired && s.phase != Phase.AWAITING_BATCH) {
+        return;
+      }
+    }
+    waveOpen = false;
+    initialWave.clear();
+    if (!ready.isEmpty()) {
+      armQuiet(TimeUnit.MILLISECONDS.toNanos(settings.batchQuietMs()));
+    }
+  }
+
+  private void flushBatch() {
+    List<Slot> batch = new ArrayList<>();
+    List<RankReplacement> replacements = new ArrayList<>();
+    for (Slot s : ready) {
+      RankReplacement r = s.replacement;
+      if (!s.retired && s.phase == Phase.AWAITING_BATCH && r != null) {
+        batch.add(s);
+        replacements.add(r);
+      }
+    }
+    ready.clear();
+    if (batch.isEmpty()) {
+      return;
+    }
+    boolean accepted = submit(new PoolCommand.ReplaceRanks(replacements));
+    if (accepted) {
+      counters.add(Counter.REPLACEMENTS);
+    }
+    for (Slot s : batch) {
+      s.replacement = null;
+      if (accepted) {
+        s.cursor = s.replacementLast;
+        s.hasCursor = true;
+        recovered(s);
+      } else {
+        failAttempt(s, QueryFailureKind.SUBMIT_REJECTED);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  private void applySources(List<SourceBinding> list) {
+    Map<MemberId, SourceBinding> single = new HashMap<>();
+    Set<MemberId> ambiguous = new HashSet<>();
+    Map<Long, Integer> publishers = new HashMap<>();
+    for (SourceBinding b : list) {
+      publishers.merge(b.publisherId(), 1, Integer::sum);
+      if (ambiguous.contains(b.member()) || single.containsKey(b.member())) {
+        ambiguous.add(b.member());
+        single.remove(b.member());
+      } else {
+        single.put(b.member(), b);
+      }
+    }
+    for (SourceBinding b : list) {
+      if (publishers.get(b.publisherId()) > 1) {
+        ambiguous.add(b.member());
+        single.remove(b.member());
+      }
+    }
+    for (Slot s : List.copyOf(byMember.values())) {
+      SourceBinding next = single.get(s.member);
+      if (next != null && next.equals(s.binding)) {
+        continue;
+      }
+      retire(s);
+      resetRank(s.member, false, Counter.LIFECYCLE_RESETS);
+    }
+    for (SourceBinding b : single.values()) {
+      if (!byMember.containsKey(b.member())) {
+        Slot s = new Slot(b, requests != null && b.recoveryTarget().isPresent());
+        s.fenced = pendingResets.containsKey(b.member());
+        byMember.put(b.member(), s);
+      }
+    }
+    slots = byMember.values().toArray(new Slot[0]);
+    if (firstUpdate) {
+      firstUpdate = false;
+      for (Slot s : slots) {
+        if (s.recoverable) {
+          initialWave.add(s.member);
+        }
+      }
+      if (!initialWave.isEmpty()) {
+        waveOpen = true;
+        timer(TimeUnit.MILLISECONDS.toNanos(settings.attemptTimeoutMs()), () -> {
+          if (waveOpen) {
+            waveOpen = false;
+            initialWave.clear();
+            if (!ready.isEmpty()) {
+              armQuiet(TimeUnit.MILLISECONDS.toNanos(settings.batchQuietMs()));
+            }
+          }
+        });
+        for (Slot s : slots) {
+          if (s.recoverable) {
+            startRecovery(s);
+          }
+        }
+      }
+    }
+    maybeCloseWave();
+  }
+
+  private void retire(Slot s) {
+    invalidate(s);
+    s.retired = true;
+    byMember.remove(s.member);
+    initialWave.remove(s.member);
+  }
+
+  /** Submits {@code ResetRank}; a rejection fences the member until a retried reset succeeds. */
+  private void resetRank(MemberId member, boolean degraded, Counter counter) {
+    if (submit(new PoolCommand.ResetRank(member, degraded))) {
+      counters.add(counter);
+      return;
+    }
+    pendingResets.put(member, new PendingReset(degraded, counter));
+    Slot s = byMember.get(member);
+    if (s != null) {
+      s.fenced = true;
+    }
+    armResetRetry();
+  }
+
+  private void armResetRetry() {
+    if (resetRetryArmed) {
+      return;
+    }
+    resetRetryArmed = true;
+    timer(TimeUnit.MILLISECONDS.toNanos(settings.initialBackoffMs()), this::retryResets);
+  }
+
+  private void retryResets() {
+    resetRetryArmed = false;
+    for (Map.Entry<MemberId, PendingReset> e : List.copyOf(pendingResets.entrySet())) {
+      PendingReset p = e.getValue();
+      if (!submit(new PoolCommand.ResetRank(e.getKey(), p.degraded()))) {
+        continue;
+      }
+      counters.add(p.counter());
+      pendingResets.remove(e.getKey());
+      Slot s = byMember.get(e.getKey());
+      if (s != null && s.fenced) {
+        s.fenced = false;
+        drain(s);
+      }
+    }
+    if (!pendingResets.isEmpty()) {
+      armResetRetry();
+    }
+  }
+
+  /** Immutable and thread-safe: a reset the pool actor refused, to be retried. */
+  private record PendingReset(boolean degraded, Counter counter) {}
+
+  /** Immutable and thread-safe: where a slot's recovery stands. */
+  private enum Phase {
+    /** Events are applied as they come (or, without a cursor, the next one starts a recovery). */
+    LIVE,
+    /** A query is in flight or a retry is scheduled; events are buffered. */
+    RECOVERING,
+    /** A tree dump is folded and waits in the replacement batch; events are buffered. */
+    AWAITING_BATCH
+  }
+
+  /** Not thread-safe: confined to the serial task. One bound source incarnation, its cursor and buffer. */
+  private static final class Slot {
+    final SourceBinding binding;
+    final MemberId member;
+    final boolean recoverable;
+    boolean retired;
+    boolean fenced;
+    boolean hasCursor;
+    long cursor;
+    Phase phase = Phase.LIVE;
+    @Nullable EventBuffer buffer;
+    int retries;
+    long epoch;
+    @Nullable Attempt attempt;
+    @Nullable RankReplacement replacement;
+    long replacementLast;
+
+    Slot(SourceBinding binding, boolean recoverable) {
+      this.binding = binding;
+      this.member = binding.member();
+      this.recoverable = recoverable;
+    }
+  }
+
+  /** Thread-safe: one query in flight; releases its relay-wide permit exactly once, from any thread. */
+  private final class Attempt {
+    final Slot slot;
+    final long epoch;
+    final AtomicBoolean released = new AtomicBoolean();
+
+    Attempt(Slot slot, long epoch) {
+      this.slot = slot;
+      this.epoch = epoch;
+    }
+
+    void release() {
+      if (released.compareAndSet(false, true)) {
+        inFlight.remove(this);
+        permits.release();
+      }
+    }
+  }
+}

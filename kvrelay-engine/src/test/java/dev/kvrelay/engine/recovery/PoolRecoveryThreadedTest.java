@@ -1,0 +1,86 @@
+package dev.kvrelay.engine.recovery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kvrelay.ckf.producer.MemberId;
+import dev.kvrelay.engine.actor.ExecutorActorScheduler;
+import dev.kvrelay.engine.actor.PoolCommand;
+import dev.kvrelay.engine.actor.SubmitResult;
+import dev.kvrelay.spi.eventplane.EventEnvelope;
+import dev.kvrelay.spi.eventplane.EventTopics;
+import dev.kvrelay.spi.eventplane.InMemoryRequestPlane;
+import dev.kvrelay.spi.eventplane.RouterEvent;
+import dev.kvrelay.spi.eventplane.ScriptedWorker;
+import dev.kvrelay.spi.eventplane.WorkerKvQueryResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Real threads: the in-memory request plane, an executor scheduler and a separate delivery thread. */
+class PoolRecoveryThreadedTest {
+
+  @Test
+  @Timeout(10)
+  void gappyLiveStreamFromAnotherThreadConvergesToEveryEventOnceInOrder() throws Exception {
+    MemberId m = new MemberId(5, 0);
+    int n = 300;
+    List<RouterEvent> history = new ArrayList<>();
+    for (long id = 1; id <= n; id++) {
+      history.add(RecoveryFixture.stored(m, id, id, id * 7));
+    }
+    ScriptedWorker worker = new ScriptedWorker().otherwiseAnswer(q -> q.startEventId().isEmpty()
+        ? new WorkerKvQueryResponse.TreeDump(List.of(), 0, "all")
+        : new WorkerKvQueryResponse.Events(history.subList((int) q.startEventId().getAsLong() - 1, n), n));
+    List<PoolCommand> commands = new CopyOnWriteArrayList<>();
+    ScheduledExecutorService exec = Executors.newSingleThreadScheduledExecutor();
+    try (InMemoryRequestPlane plane = new InMemoryRequestPlane()) {
+      plane.register(m.workerId(), worker);
+      Semaphore permits = new Semaphore(16);
+      PoolRecovery recovery = new PoolRecovery(RecoveryFixture.POOL, RecoverySettings.DEFAULTS, c -> {
+        commands.add(c);
+        return SubmitResult.Accepted.INSTANCE;
+      }, plane, permits, new ExecutorActorScheduler(exec), System::nanoTime);
+      recovery.updateSources(List.of());
+      recovery.updateSources(List.of(RecoveryFixture.recoverable(m, 1)));
+      Thread delivery = new Thread(() -> {
+        for (RouterEvent e : history) {
+          if (e.eventId() % 37 != 0) {
+            recovery.onLiveEvent(new EventEnvelope(1, 0, 0, EventTopics.KV_EVENTS), e);
+          }
+        }
+      }, "delivery");
+      delivery.start();
+      delivery.join();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(8);
+      while (appliedIds(commands).size() < n && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      List<Long> ids = appliedIds(commands);
+      assertThat(ids).hasSize(n);
+      for (int i = 0; i < n; i++) {
+        assertThat(ids.get(i)).isEqualTo(i + 1L);
+      }
+      assertThat(commands.get(0)).isInstanceOf(PoolCommand.ReplaceRanks.class);
+      recovery.close();
+      assertThat(permits.availablePermits()).isEqualTo(16);
+    } finally {
+      exec.shutdownNow();
+    }
+  }
+
+  private static List<Long> appliedIds(List<PoolCommand> commands) {
+    List<Long> ids = new ArrayList<>();
+    for (PoolCommand c : commands) {
+      if (c instanceof PoolCommand.Apply a) {
+        ids.add(a.event().eventId());
+      }
+    }
+    return ids;
+  }
+}

@@ -1,0 +1,156 @@
+package dev.kvrelay.engine.recovery;
+
+import dev.kvrelay.api.DcId;
+import dev.kvrelay.api.DigestIdentity;
+import dev.kvrelay.api.DynamoEndpointId;
+import dev.kvrelay.api.IdentitySource;
+import dev.kvrelay.api.IndexerDomainId;
+import dev.kvrelay.api.KvPoolId;
+import dev.kvrelay.ckf.producer.MemberId;
+import dev.kvrelay.engine.actor.PoolCommand;
+import dev.kvrelay.engine.actor.RejectReason;
+import dev.kvrelay.engine.actor.SubmitResult;
+import dev.kvrelay.spi.eventplane.EventEnvelope;
+import dev.kvrelay.spi.eventplane.EventTopics;
+import dev.kvrelay.spi.eventplane.KvEventData;
+import dev.kvrelay.spi.eventplane.RecoveryTarget;
+import dev.kvrelay.spi.eventplane.ResidencyDomain;
+import dev.kvrelay.spi.eventplane.RouterEvent;
+import dev.kvrelay.spi.eventplane.ScriptedWorker;
+import dev.kvrelay.spi.eventplane.StorageTier;
+import dev.kvrelay.spi.eventplane.StoredBlock;
+import dev.kvrelay.spi.eventplane.TransportAddress;
+import dev.kvrelay.spi.eventplane.WorkerKvQueryResponse;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.Semaphore;
+
+/** Not thread-safe: confined to the test thread. A recovery on a manual scheduler with a recording sink. */
+final class RecoveryFixture {
+  static final KvPoolId POOL = pool();
+  static final long WORKER = 7587891234567890123L;
+  static final MemberId MEMBER = new MemberId(WORKER, 0);
+  static final long PUBLISHER = 0xABCDL;
+
+  final ManualScheduler scheduler = new ManualScheduler();
+  final ManualRequestPlane plane = new ManualRequestPlane(scheduler);
+  final List<PoolCommand> commands = new ArrayList<>();
+  final Semaphore permits;
+  /** Submits to refuse before accepting again. */
+  int rejectNext;
+  final PoolRecovery recovery;
+
+  RecoveryFixture() {
+    this(RecoverySettings.DEFAULTS, true, 16);
+  }
+
+  RecoveryFixture(RecoverySettings settings, boolean withClient, int permitCount) {
+    permits = new Semaphore(permitCount);
+    recovery = new PoolRecovery(POOL, settings, this::submit, withClient ? plane : null, permits, scheduler,
+        scheduler::now);
+  }
+
+  private SubmitResult submit(PoolCommand c) {
+    if (rejectNext > 0) {
+      rejectNext--;
+      return new SubmitResult.Rejected(RejectReason.MAILBOX_FULL);
+    }
+    commands.add(c);
+    return SubmitResult.Accepted.INSTANCE;
+  }
+
+  static KvPoolId pool() {
+    byte[] b = new byte[16];
+    Arrays.fill(b, (byte) 0x22);
+    DigestIdentity d = new DigestIdentity(b, IdentitySource.EXPLICIT);
+    return new KvPoolId(new IndexerDomainId(d, d), DcId.of(1));
+  }
+
+  static RecoveryTarget target(long instanceId) {
+    return new RecoveryTarget(new DynamoEndpointId("dynamo", "backend", "generate"), instanceId,
+        TransportAddress.tcp("10.0.0.1:4000"));
+  }
+
+  static SourceBinding recoverable(MemberId member, long publisher) {
+    return new SourceBinding(member, publisher, Optional.of(target(member.workerId())));
+  }
+
+  static SourceBinding liveOnly(MemberId member, long publisher) {
+    return new SourceBinding(member, publisher, Optional.empty());
+  }
+
+  ScriptedWorker worker(long instanceId) {
+    ScriptedWorker w = new ScriptedWorker();
+    plane.register(instanceId, w);
+    return w;
+  }
+
+  void live(long publisher, RouterEvent e) {
+    recovery.onLiveEvent(new EventEnvelope(publisher, 0, 0, EventTopics.KV_EVENTS), e);
+    scheduler.runReady();
+  }
+
+  void live(RouterEvent e) {
+    live(PUBLISHER, e);
+  }
+
+  void sources(SourceBinding... bindings) {
+    recovery.updateSources(List.of(bindings));
+    scheduler.runReady();
+  }
+
+  static RouterEvent stored(MemberId m, long id, long blockHash, long tokensHash) {
+    return new RouterEvent(m.workerId(), StorageTier.DEVICE, ResidencyDomain.WORKER, id, m.dpRank(),
+        new KvEventData.Stored(OptionalLong.empty(), OptionalLong.empty(), List.of(StoredBlock.of(blockHash, tokensHash))));
+  }
+
+  static RouterEvent stored(long id) {
+    return stored(MEMBER, id, 1000 + id, 5000 + id);
+  }
+
+  static RouterEvent removed(MemberId m, long id, long... hashes) {
+    return new RouterEvent(m.workerId(), StorageTier.DEVICE, ResidencyDomain.WORKER, id, m.dpRank(),
+        KvEventData.Removed.of(hashes));
+  }
+
+  static RouterEvent cleared(MemberId m, long id) {
+    return new RouterEvent(m.workerId(), StorageTier.DEVICE, ResidencyDomain.ABSENT, id, m.dpRank(),
+        KvEventData.Cleared.INSTANCE);
+  }
+
+  static WorkerKvQueryResponse.TreeDump dump(long last, RouterEvent... events) {
+    return new WorkerKvQueryResponse.TreeDump(List.of(events), last, "all");
+  }
+
+  static WorkerKvQueryResponse.Events events(long last, RouterEvent... events) {
+    return new WorkerKvQueryResponse.Events(List.of(events), last);
+  }
+
+  /** The event ids of the Apply commands, in order. */
+  List<Long> appliedIds() {
+    List<Long> ids = new ArrayList<>();
+    for (PoolCommand c : commands) {
+      if (c instanceof PoolCommand.Apply a) {
+        ids.add(a.event().eventId());
+      }
+    }
+    return ids;
+  }
+
+  <T extends PoolCommand> List<T> commands(Class<T> type) {
+    List<T> out = new ArrayList<>();
+    for (PoolCommand c : commands) {
+      if (type.isInstance(c)) {
+        out.add(type.cast(c));
+      }
+    }
+    return out;
+  }
+
+  RecoveryStats stats() {
+    return recovery.stats();
+  }
+}
