@@ -331,8 +331,17 @@ public final class RelayConsumer implements AutoCloseable {
       Session s = sessions.get(e.getKey());
       if (s != null) {
         if (!d.equals(s.descriptor)) {
-          view.assign(d); // same producer: only the metadata changes (UPDATED)
-          s.descriptor = d;
+          // same producer, new metadata: UPDATED keeps the lane; a refusal (e.g. other query semantics) drops it
+          GlobalViewAssignment updated = view.assign(d);
+          if (updated.accepted()) {
+            s.descriptor = d;
+          } else {
+            s.dropped = true;
+            s.detach();
+            sessions.remove(s.pool);
+            view.remove(s.pool);
+            refusedNow.add(List.of(s.source.name, s.pool, d.producer(), Objects.requireNonNull(updated.refusal())));
+          }
         }
         continue;
       }

@@ -300,6 +300,21 @@ class RelayConsumerTest {
   }
 
   @Test
+  void sameProducerWithOtherQuerySemanticsIsDroppedAndCounted() {
+    ConsumerFixture f = twoDcs(5, 9);
+    KvPoolDescriptor otherSemantics = GlobalViewTest.descriptor(A.producer(),
+        new dev.kvrelay.api.KvQuerySemantics(8, KvQueryHashFormat.DYNAMO_STANDARD_V1), List.of(GlobalViewTest.LLAMA));
+    f.relay(0).publishCatalog(List.of(otherSemantics));
+    f.quiesce();
+    assertThat(f.view().laneOf(A.poolId())).isEqualTo(-1);
+    assertThat(f.consumer.stats().refusedLanes()).isEqualTo(1);
+    assertThat(f.consumer.replicaStates()).extracting(ReplicaStatus::pool).containsExactly(B.poolId());
+    f.relay(0).publishCatalog(List.of(A)); // back to the domain's semantics: assigned again
+    f.quiesce();
+    f.assertMirrors(A.producer(), f.relay(0));
+  }
+
+  @Test
   void closeClosesEveryStream() {
     ConsumerFixture f = twoDcs(5, 9);
     f.consumer.close();
