@@ -129,7 +129,7 @@ public final class PoolActor {
    */
   public SubmitResult submit(PoolCommand command) {
     Objects.requireNonNull(command, "command");
-    if (closed && !(command instanceof PoolCommand.Stats)) {
+    if (closed && !(command instanceof PoolCommand.Stats || command instanceof PoolCommand.CopyWords)) {
       closedRejections.increment();
       return new SubmitResult.Rejected(RejectReason.CLOSED);
     }
@@ -288,6 +288,8 @@ public final class PoolActor {
       }
     } else if (command instanceof PoolCommand.Stats st) {
       st.reply().complete(stats());
+    } else if (command instanceof PoolCommand.CopyWords cw) {
+      cw.reply().complete(producer.copyWords());
     }
   }
 
@@ -478,6 +480,8 @@ public final class PoolActor {
         s.reply().completeExceptionally(closedException());
       } else if (c instanceof PoolCommand.Stats st) {
         st.reply().complete(stats());
+      } else if (c instanceof PoolCommand.CopyWords cw) {
+        cw.reply().complete(producer.copyWords());
       }
     }
   }

@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
  */
 public sealed interface PoolCommand
     permits PoolCommand.Apply, PoolCommand.Flush, PoolCommand.ResetRank, PoolCommand.ReplaceRanks,
-        PoolCommand.Subscribe, PoolCommand.RetireLease, PoolCommand.Stats {
+        PoolCommand.Subscribe, PoolCommand.RetireLease, PoolCommand.Stats, PoolCommand.CopyWords {
 
   /** Immutable: applies one live router event of {@code member}, published by {@code publisherId}. */
   record Apply(MemberId member, long publisherId, RouterEvent event) implements PoolCommand {
@@ -64,6 +64,16 @@ public sealed interface PoolCommand
   /** Immutable: diagnostics; {@code reply} gets the actor's counters. */
   record Stats(CompletableFuture<PoolActorStats> reply) implements PoolCommand {
     public Stats {
+      Objects.requireNonNull(reply, "reply");
+    }
+  }
+
+  /**
+   * Immutable: diagnostics ({@code Snapshot(diag)} of producer.md §3.1): {@code reply} gets a copy of the
+   * producer's bucket words as they are now (published or not). Accepted after Shutdown or Fence, like Stats.
+   */
+  record CopyWords(CompletableFuture<long[]> reply) implements PoolCommand {
+    public CopyWords {
       Objects.requireNonNull(reply, "reply");
     }
   }

@@ -6,6 +6,7 @@ import dev.kvrelay.spi.discovery.EventSourceRecord;
 import dev.kvrelay.spi.discovery.KvEventSource;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -85,6 +86,12 @@ public final class KvSourceAdvertisements {
     return only.isRecoverable()
         ? new KvSourceStatus.ActiveRecoverable(only.publisherId())
         : new KvSourceStatus.ActiveLiveOnly(only.publisherId());
+  }
+
+  /** The advertisement of {@code publisherId} for {@code rank}, if recorded. */
+  public Optional<KvEventSource> sourceOf(KvSourceKey rank, long publisherId) {
+    TreeMap<Long, KvEventSource> publishers = byRank.get(rank);
+    return publishers == null ? Optional.empty() : Optional.ofNullable(publishers.get(publisherId));
   }
 
   private void unindex(KvEventSource source) {

@@ -38,7 +38,7 @@ public sealed interface MaterializationDecision
   }
 
   /** Decides conditions 1–3 of §2.4, with the pending check between 1 and 2. */
-  static MaterializationDecision decide(EndpointMembership membership, KvSourceView view) {
+  public static MaterializationDecision decide(EndpointMembership membership, KvSourceView view) {
     EndpointDomain domain = membership.domain();
     if (!membership.isMaterializable() || domain == null) {
       return new Blocked(BlockReason.NOT_MATERIALIZABLE);

@@ -47,6 +47,20 @@ final class EventBuffer {
   }
 
   /** Drops everything; returns how many events were dropped. */
+  /** Removes the events with an id ≤ {@code eventId} (unsigned), keeping the others in order; returns how many. */
+  int removeUpTo(long eventId) {
+    int removed = 0;
+    for (int n = size; n > 0; n--) {
+      RouterEvent e = poll();
+      if (Long.compareUnsigned(e.eventId(), eventId) <= 0) {
+        removed++;
+      } else {
+        add(e);
+      }
+    }
+    return removed;
+  }
+
   int clear() {
     int n = size;
     while (size > 0) {

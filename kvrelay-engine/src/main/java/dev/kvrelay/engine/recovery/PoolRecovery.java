@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -66,13 +67,17 @@ import org.jspecify.annotations.Nullable;
  *       reset; any in-flight attempt, pending replacement and buffer of the rank are invalidated and the
  *       cursor becomes the cleared event's id; no query is needed.
  *   <li>The initial wave (recoverable sources of the first {@link #updateSources} call) starts its full
- *       restores at once, without waiting for a live event; later sources start on their first event.
+ *       restores at once, without waiting for a live event; a source bound later starts on its first event, or
+ *       at once if events of its publisher already arrived before its advertisement (they were dropped as
+ *       unknown-publisher events; discovery and the event plane are independent).
  * </ul>
  */
 public final class PoolRecovery implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(PoolRecovery.class.getName());
   private static final int INBOX_CAPACITY = 4096;
   private static final int MAX_ITEMS_PER_RUN = 1024;
+  /** Unknown publishers remembered so that binding them later triggers an immediate restore. */
+  private static final int UNKNOWN_PUBLISHER_MEMORY = 1024;
 
   private final KvPoolId pool;
   private final RecoverySettings settings;
@@ -94,6 +99,7 @@ public final class PoolRecovery implements AutoCloseable {
   private final Map<MemberId, Slot> byMember = new HashMap<>();
   private boolean firstUpdate = true;
   private final Set<MemberId> initialWave = new HashSet<>();
+  private final java.util.LinkedHashSet<Long> unknownPublishers = new java.util.LinkedHashSet<>();
   private boolean waveOpen;
   private final List<Slot> ready = new ArrayList<>();
   private long lastReadyNanos;
@@ -222,6 +228,7 @@ public final class PoolRecovery implements AutoCloseable {
     Slot s = find(envelope.publisherId());
     if (s == null) {
       counters.add(Counter.UNKNOWN_PUBLISHER);
+      rememberUnknown(envelope.publisherId());
       return;
     }
     if (event.workerId() != s.member.workerId() || event.dpRank() != s.member.dpRank()) {
@@ -284,7 +291,12 @@ public final class PoolRecovery implements AutoCloseable {
 
   private void barrier(Slot s, RouterEvent ev) {
     counters.add(Counter.BARRIERS);
-    invalidate(s);
+    // Everything before the barrier is void; buffered events after it (a barrier re-fed from the buffer) stay.
+    invalidateAttempt(s);
+    EventBuffer pending = s.buffer;
+    if (pending != null) {
+      counters.add(Counter.DISCARDED, pending.removeUpTo(ev.eventId()));
+    }
     s.phase = Phase.LIVE;
     if (applyLive(s, ev)) {
       initialWave.remove(s.member);
@@ -297,15 +309,20 @@ public final class PoolRecovery implements AutoCloseable {
 
   /** Invalidates in-flight work of {@code s}: attempt, pending replacement, buffered events. */
   private void invalidate(Slot s) {
+    invalidateAttempt(s);
+    EventBuffer b = s.buffer;
+    if (b != null) {
+      counters.add(Counter.DISCARDED, b.clear());
+    }
+  }
+
+  /** Invalidates the in-flight attempt and pending replacement of {@code s}, not its buffer. */
+  private void invalidateAttempt(Slot s) {
     s.epoch++;
     s.attempt = null;
     s.replacement = null;
     s.retries = 0;
     ready.remove(s);
-    EventBuffer b = s.buffer;
-    if (b != null) {
-      counters.add(Counter.DISCARDED, b.clear());
-    }
   }
 
   private boolean applyLive(Slot s, RouterEvent ev) {
@@ -346,7 +363,8 @@ public final class PoolRecovery implements AutoCloseable {
     if (b == null) {
       return;
     }
-    for (int n = b.size(); n > 0; n--) {
+    // A barrier re-fed from the buffer may remove entries, so the size is checked on every step.
+    for (int n = b.size(); n > 0 && b.size() > 0; n--) {
       handle(s, b.poll(), true);
     }
   }
@@ -482,6 +500,13 @@ public final class PoolRecovery implements AutoCloseable {
   }
 
   private void onEvents(Slot s, WorkerKvQueryResponse.Events answer) {
+    if (s.hasCursor && Long.compareUnsigned(answer.lastEventId(), s.cursor) <= 0 && answer.events().isEmpty()) {
+      // The worker has nothing after the cursor, yet a live event showed a gap: the answer cannot close it (for
+      // example a new incarnation answering for the old one). Back off like any failed attempt instead of
+      // re-querying at once; exhausted retries reset the rank.
+      failAttempt(s, QueryFailureKind.TOO_NEW);
+      return;
+    }
     for (RouterEvent e : answer.events()) {
       if (e.workerId() != s.member.workerId() || e.dpRank() != s.member.dpRank()) {
         failAttempt(s, QueryFailureKind.INVALID_EVENTS);
@@ -647,11 +672,13 @@ public final class PoolRecovery implements AutoCloseable {
       retire(s);
       resetRank(s.member, false, Counter.LIFECYCLE_RESETS);
     }
+    List<Slot> added = new ArrayList<>();
     for (SourceBinding b : single.values()) {
       if (!byMember.containsKey(b.member())) {
         Slot s = new Slot(b, requests != null && b.recoveryTarget().isPresent());
         s.fenced = pendingResets.containsKey(b.member());
         byMember.put(b.member(), s);
+        added.add(s);
       }
     }
     slots = byMember.values().toArray(new Slot[0]);
@@ -679,8 +706,25 @@ public final class PoolRecovery implements AutoCloseable {
           }
         }
       }
+    } else {
+      // A source bound later whose events already arrived (discovery and the event plane are independent, so
+      // events can precede the advertisement; they were dropped as unknown-publisher events) restores at once.
+      for (Slot s : added) {
+        if (unknownPublishers.remove(s.binding.publisherId()) && s.recoverable && !s.fenced) {
+          startRecovery(s);
+        }
+      }
     }
     maybeCloseWave();
+  }
+
+  /** Remembers a publisher whose events were dropped before its source was bound (bounded, oldest evicted). */
+  private void rememberUnknown(long publisherId) {
+    if (unknownPublishers.add(publisherId) && unknownPublishers.size() > UNKNOWN_PUBLISHER_MEMORY) {
+      Iterator<Long> oldest = unknownPublishers.iterator();
+      oldest.next();
+      oldest.remove();
+    }
   }
 
   private void retire(Slot s) {

@@ -60,6 +60,23 @@ class PoolRecoveryTest {
   }
 
   @Test
+  void sourceBoundAfterItsEventsArrivedRestoresAtOnceWithoutWaitingForAnotherEvent() {
+    RecoveryFixture f = new RecoveryFixture();
+    f.sources();
+    ScriptedWorker w = f.worker(WORKER).thenNoAnswer();
+    f.live(stored(7)); // before the advertisement: dropped as unknown publisher
+    assertThat(f.stats().unknownPublisher()).isEqualTo(1);
+    assertThat(w.received()).isEmpty();
+    f.sources(recoverable(MEMBER, PUBLISHER));
+    assertThat(w.received()).hasSize(1);
+    assertThat(w.received().get(0).request()).isEqualTo(WorkerKvQueryRequest.fullRestore(WORKER, 0));
+    // A source bound later whose publisher was never seen waits for its first event, as before.
+    ScriptedWorker other = f.worker(OTHER.workerId()).thenNoAnswer();
+    f.sources(recoverable(MEMBER, PUBLISHER), recoverable(OTHER, 99));
+    assertThat(other.received()).isEmpty();
+  }
+
+  @Test
   void decisionQueryEndpointIsThePerRankNameOnTheExactTarget() {
     RecoveryFixture f = bound(recoverable(new MemberId(WORKER, 3), PUBLISHER));
     ScriptedWorker w = f.worker(WORKER).thenNoAnswer();
@@ -366,6 +383,40 @@ class PoolRecoveryTest {
     f.live(11, stored(a, 1, 5, 5));
     assertThat(f.commands).containsExactly(
         new PoolCommand.ResetRank(a, false), new PoolCommand.Apply(a, 11, stored(a, 1, 5, 5)));
+  }
+
+  @Test
+  void aBarrierReFedFromTheBufferKeepsTheEventsBufferedAfterIt() {
+    MemberId a = new MemberId(1, 0);
+    RecoveryFixture f = new RecoveryFixture();
+    f.sources(liveOnly(a, 10));
+    f.rejectNext = 1;
+    f.sources(liveOnly(a, 11)); // the lifecycle reset is refused: the member is fenced and buffers
+    f.live(11, stored(a, 1, 1, 1));
+    f.live(11, cleared(a, 2));
+    f.live(11, stored(a, 3, 3, 3));
+    f.live(11, stored(a, 4, 4, 4));
+    f.scheduler.advanceMs(200); // the retried reset succeeds and the buffer is re-fed
+    assertThat(f.commands(PoolCommand.Apply.class)).extracting(c -> ((PoolCommand.Apply) c).event().eventId())
+        .containsExactly(1L, 2L, 3L, 4L);
+    assertThat(f.stats().discarded()).isZero();
+  }
+
+  @Test
+  void anEventsAnswerThatCannotCloseTheGapBacksOffInsteadOfRequeryingAtOnce() {
+    RecoveryFixture f = bound(recoverable(MEMBER, PUBLISHER));
+    ScriptedWorker w = f.worker(WORKER).thenAnswer(dump(1)).otherwiseAnswer(r -> events(1));
+    f.live(stored(2));
+    f.scheduler.advanceMs(5);
+    f.live(stored(4)); // gap: 3 is missing, but the worker's log ends at 1 (e.g. another incarnation)
+    f.scheduler.advance(0);
+    int afterGap = w.received().size();
+    assertThat(afterGap).isEqualTo(2);
+    assertThat(f.stats().queryFailures(QueryFailureKind.TOO_NEW)).isEqualTo(1);
+    f.scheduler.advanceMs(150);
+    assertThat(w.received()).as("no retry before the 200 ms backoff").hasSize(afterGap);
+    f.scheduler.advanceMs(100);
+    assertThat(w.received()).hasSize(afterGap + 1);
   }
 
   @Test

@@ -1,0 +1,115 @@
+package dev.kvrelay.engine;
+
+import dev.kvrelay.api.EventScope;
+import dev.kvrelay.api.KvPoolId;
+import dev.kvrelay.api.ProducerIdentity;
+import dev.kvrelay.ckf.producer.CkfProducer;
+import dev.kvrelay.engine.actor.PoolActor;
+import dev.kvrelay.engine.actor.PoolActorStats;
+import dev.kvrelay.engine.actor.PoolCommand;
+import dev.kvrelay.engine.catalog.KvPoolDescriptor;
+import dev.kvrelay.engine.hub.HubSlot;
+import dev.kvrelay.engine.load.PoolLoadAggregator;
+import dev.kvrelay.engine.membership.MaterializationDecision;
+import dev.kvrelay.engine.recovery.PoolRecovery;
+import dev.kvrelay.engine.recovery.SourceBinding;
+import dev.kvrelay.spi.eventplane.EventSubscription;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Confined to the engine's control task (every field and method), except the components it owns, which keep
+ * their own contracts: one pool generation at run time: its descriptor and binding, the pool actor, the
+ * recovery, the hub slot, the event-plane subscriptions and the load aggregator.
+ */
+final class PoolRuntime {
+  final long slotIncarnation;
+  final MaterializationDecision.Materialize binding;
+  final PoolActor actor;
+  final PoolRecovery recovery;
+  final HubSlot hub;
+  final PoolLoadAggregator load;
+  final List<EventSubscription> subscriptions = new ArrayList<>();
+  KvPoolDescriptor descriptor;
+  List<SourceBinding> sources = List.of();
+  Map<Long, dev.kvrelay.spi.discovery.RuntimeConfig> runtimeConfigs = Map.of();
+  /** Set when a fault or the hub asks for a fenced retirement; the next reconcile retires and restarts. */
+  @Nullable String fenceReason;
+  boolean retired;
+
+  PoolRuntime(long slotIncarnation, MaterializationDecision.Materialize binding, KvPoolDescriptor descriptor,
+      PoolActor actor, PoolRecovery recovery, HubSlot hub, PoolLoadAggregator load) {
+    this.slotIncarnation = slotIncarnation;
+    this.binding = binding;
+    this.descriptor = descriptor;
+    this.actor = actor;
+    this.recovery = recovery;
+    this.hub = hub;
+    this.load = load;
+  }
+
+  KvPoolId poolId() {
+    return descriptor.poolId();
+  }
+
+  ProducerIdentity producer() {
+    return descriptor.producer();
+  }
+
+  EventScope.Endpoint kvEventsScope() {
+    return new EventScope.Endpoint(binding.kvStateEndpoint());
+  }
+
+  void updateSources(Collection<SourceBinding> next) {
+    List<SourceBinding> copy = List.copyOf(next);
+    if (!copy.equals(sources)) {
+      sources = copy;
+      recovery.updateSources(copy);
+    }
+  }
+
+  /**
+   * Withdrawal steps 2 (producer.md §2.7): the caller has already removed the catalog entry and the load
+   * entry and retired the hub. Graceful: stop recovery, then shut the actor down (publishes the tail); fenced:
+   * stop recovery and fence the actor (discards the tail).
+   */
+  CompletableFuture<Void> teardown(boolean fenced) {
+    retired = true;
+    for (EventSubscription s : subscriptions) {
+      try {
+        s.close();
+      } catch (RuntimeException e) {
+        RelayHost.LOG.log(System.Logger.Level.WARNING, "closing an event subscription failed", e);
+      }
+    }
+    recovery.close();
+    return fenced ? actor.fence() : actor.shutdown();
+  }
+
+  /** The actor's counters, or null if it does not answer within {@code timeoutMs}. */
+  @Nullable PoolActorStats actorStats(long timeoutMs) {
+    CompletableFuture<PoolActorStats> reply = new CompletableFuture<>();
+    if (!actor.submit(new PoolCommand.Stats(reply)).accepted()) {
+      return null;
+    }
+    try {
+      return reply.get(timeoutMs, TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      return null;
+    }
+  }
+
+  static CkfProducer newProducer(RelayEngineConfig config) throws dev.kvrelay.ckf.CkfConfigException {
+    return CkfProducer.create(dev.kvrelay.ckf.producer.CkfProducerConfig
+        .forExpectedBlocks(config.expectedUniqueBlocks())
+        .withPublishEveryNEvents(config.publicationThreshold()));
+  }
+}

@@ -1,0 +1,18 @@
+package dev.kvrelay.engine;
+
+import dev.kvrelay.engine.actor.PoolActorStats;
+import dev.kvrelay.engine.catalog.KvPoolDescriptor;
+import dev.kvrelay.engine.load.LoadCounters;
+import dev.kvrelay.engine.recovery.RecoveryStats;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Immutable and thread-safe: the counters of one active pool generation.
+ *
+ * @param descriptor the pool's catalog descriptor
+ * @param actor the actor's counters (with the producer's), or null if the actor did not answer in time
+ * @param recovery the per-source recovery counters
+ * @param load the load aggregator's counters
+ */
+public record PoolStats(
+    KvPoolDescriptor descriptor, @Nullable PoolActorStats actor, RecoveryStats recovery, LoadCounters load) {}

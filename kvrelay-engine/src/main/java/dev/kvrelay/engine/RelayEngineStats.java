@@ -1,0 +1,56 @@
+package dev.kvrelay.engine;
+
+import dev.kvrelay.api.RelayIdentity;
+import dev.kvrelay.engine.hub.HubRegistryStats;
+import java.util.List;
+
+/**
+ * Immutable and thread-safe: a diagnostic read of every counter of a running engine. Nothing the engine drops,
+ * rejects or omits goes uncounted: look here (and in each pool's {@link PoolStats}).
+ *
+ * @param identity the relay identity
+ * @param catalogRevision the published catalog revision
+ * @param topologyRevision the published readiness revision
+ * @param pools per active pool generation, in no particular order
+ * @param hubs publication hub counters
+ * @param reconciles membership reconciliations run
+ * @param poolStarts pool generations started
+ * @param poolStartFailures pool starts that failed (retried with backoff)
+ * @param gracefulRetirements generations withdrawn gracefully
+ * @param fencedRetirements generations withdrawn fenced
+ * @param sourceFaults faults reported by pool actors
+ * @param rejectedSources faults whose disposition rejects the source
+ * @param hubFaults terminal hub failures (each fences its generation)
+ * @param discoveryErrors discovery watch interruptions and errors
+ * @param discoveryDecodeErrors malformed discovery entries skipped
+ * @param eventDecodeErrors event-plane messages that failed to decode
+ * @param loadObservations load reports received
+ * @param loadRejected load reports not applied (stale, advisory, unknown rank, above capacity)
+ * @param unexpectedMessages messages of the wrong kind on a subscription
+ */
+public record RelayEngineStats(
+    RelayIdentity identity,
+    long catalogRevision,
+    long topologyRevision,
+    List<PoolStats> pools,
+    HubRegistryStats hubs,
+    long reconciles,
+    long poolStarts,
+    long poolStartFailures,
+    long gracefulRetirements,
+    long fencedRetirements,
+    long sourceFaults,
+    long rejectedSources,
+    long hubFaults,
+    long discoveryErrors,
+    long discoveryDecodeErrors,
+    long eventDecodeErrors,
+    long loadObservations,
+    long loadRejected,
+    long unexpectedMessages) {
+
+  /** Copies the pool list. */
+  public RelayEngineStats {
+    pools = List.copyOf(pools);
+  }
+}

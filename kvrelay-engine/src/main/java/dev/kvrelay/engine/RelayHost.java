@@ -1,0 +1,678 @@
+package dev.kvrelay.engine;
+
+import dev.kvrelay.api.DynamoEndpointId;
+import dev.kvrelay.api.KvPoolId;
+import dev.kvrelay.api.ModelRegistration;
+import dev.kvrelay.api.ModelTarget;
+import dev.kvrelay.api.ProducerIdentity;
+import dev.kvrelay.api.RelayErrorReason;
+import dev.kvrelay.ckf.producer.CkfProducer;
+import dev.kvrelay.ckf.producer.MemberId;
+import dev.kvrelay.engine.actor.FaultDisposition;
+import dev.kvrelay.engine.actor.PoolActor;
+import dev.kvrelay.engine.actor.PoolActorConfig;
+import dev.kvrelay.engine.actor.PoolCommand;
+import dev.kvrelay.engine.actor.SourceFault;
+import dev.kvrelay.engine.catalog.CatalogSnapshot;
+import dev.kvrelay.engine.catalog.DescriptorException;
+import dev.kvrelay.engine.catalog.KvPoolDescriptor;
+import dev.kvrelay.engine.catalog.PoolCatalog;
+import dev.kvrelay.engine.hub.HubSlot;
+import dev.kvrelay.engine.hub.HubSource;
+import dev.kvrelay.engine.load.KvPoolLoadUpdate;
+import dev.kvrelay.engine.load.LoadWindowException;
+import dev.kvrelay.engine.load.LoadWindows;
+import dev.kvrelay.engine.load.PoolLoadAggregator;
+import dev.kvrelay.engine.load.PoolLoadReport;
+import dev.kvrelay.engine.load.PoolLoadSettings;
+import dev.kvrelay.engine.membership.EndpointMembership;
+import dev.kvrelay.engine.membership.KvSourceAdvertisements;
+import dev.kvrelay.engine.membership.KvSourceKey;
+import dev.kvrelay.engine.membership.KvSourceStatus;
+import dev.kvrelay.engine.membership.KvSourceView;
+import dev.kvrelay.engine.membership.MaterializationDecision;
+import dev.kvrelay.engine.membership.MembershipProjector;
+import dev.kvrelay.engine.membership.MembershipView;
+import dev.kvrelay.engine.recovery.PoolRecovery;
+import dev.kvrelay.engine.recovery.SourceBinding;
+import dev.kvrelay.engine.topology.EndpointTopology;
+import dev.kvrelay.engine.topology.PoolLink;
+import dev.kvrelay.engine.topology.TopologyPublisher;
+import dev.kvrelay.engine.topology.TopologySnapshot;
+import dev.kvrelay.engine.view.CatalogUpdate;
+import dev.kvrelay.spi.discovery.DiscoveryDecodeException;
+import dev.kvrelay.spi.discovery.DiscoveryDiff;
+import dev.kvrelay.spi.discovery.DiscoveryException;
+import dev.kvrelay.spi.discovery.DiscoveryKey;
+import dev.kvrelay.spi.discovery.DiscoveryRecord;
+import dev.kvrelay.spi.discovery.EndpointRecord;
+import dev.kvrelay.spi.discovery.EventSourceKey;
+import dev.kvrelay.spi.discovery.EventSourceRecord;
+import dev.kvrelay.spi.discovery.KvEventSource;
+import dev.kvrelay.spi.discovery.ModelKey;
+import dev.kvrelay.spi.discovery.ModelRecord;
+import dev.kvrelay.spi.discovery.Transport;
+import dev.kvrelay.spi.eventplane.ActiveLoad;
+import dev.kvrelay.spi.eventplane.EventDecodeException;
+import dev.kvrelay.spi.eventplane.EventEnvelope;
+import dev.kvrelay.spi.eventplane.EventListener;
+import dev.kvrelay.spi.eventplane.EventPlaneException;
+import dev.kvrelay.spi.eventplane.EventTopics;
+import dev.kvrelay.spi.eventplane.RecoveryTarget;
+import dev.kvrelay.spi.eventplane.RouterEvent;
+import dev.kvrelay.spi.eventplane.TransportAddress;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Confined to the engine's control task: every method runs on the single control thread. It holds what
+ * discovery says, projects memberships, runs one slot per serving endpoint (producer.md §2.6) that starts,
+ * updates and retires pool generations (§2.7), and publishes the catalog, the readiness topology and the load
+ * windows.
+ */
+final class RelayHost {
+  static final Logger LOG = System.getLogger(RelayHost.class.getName());
+
+  /** Start-failure retry: 100 ms doubling, capped at 5 s (producer.md §2.6). */
+  static final long RETRY_INITIAL_MS = 100;
+  static final long RETRY_MAX_MS = 5_000;
+
+  private final RelayEngine engine;
+  private final RelayEngineConfig config;
+  private final Map<DiscoveryKey, DiscoveryRecord> known = new HashMap<>();
+  private final MembershipProjector projector;
+  private KvSourceAdvertisements adverts = new KvSourceAdvertisements();
+  private final TreeMap<DynamoEndpointId, Slot> slots = new TreeMap<>();
+  private final PoolCatalog catalog;
+  private final TopologyPublisher topology = new TopologyPublisher();
+  private final LoadWindows loadWindows;
+  private final PoolLoadSettings loadSettings = PoolLoadSettings.DEFAULT;
+  private long nextSlotIncarnation = 1;
+  private long nextLayoutGeneration = 1;
+  private long lastPublishedCatalogRevision = -1;
+  private long lastPublishedTopologyRevision = -1;
+  private boolean stopped;
+
+  // counters (written on the control thread, read by stats())
+  final LongAdder discoveryErrors = new LongAdder();
+  final LongAdder discoveryDecodeErrors = new LongAdder();
+  final LongAdder reconciles = new LongAdder();
+  final LongAdder poolStarts = new LongAdder();
+  final LongAdder poolStartFailures = new LongAdder();
+  final LongAdder gracefulRetirements = new LongAdder();
+  final LongAdder fencedRetirements = new LongAdder();
+  final LongAdder sourceFaults = new LongAdder();
+  final LongAdder rejectedSources = new LongAdder();
+  final LongAdder hubFaults = new LongAdder();
+  final LongAdder eventDecodeErrors = new LongAdder();
+  final LongAdder loadObservations = new LongAdder();
+  final LongAdder loadRejected = new LongAdder();
+  final LongAdder unexpectedMessages = new LongAdder();
+
+  /** Confined to the control task: one serving endpoint's slot, its incarnation (claims topology availability) and its pool. */
+  private static final class Slot {
+    final long incarnation;
+    @Nullable PoolRuntime runtime;
+    boolean claimed;
+    long retryDelayMs;
+    long retryAtNanos;
+    MaterializationDecision.@Nullable Materialize failedBinding;
+
+    Slot(long incarnation) {
+      this.incarnation = incarnation;
+    }
+  }
+
+  RelayHost(RelayEngine engine, long nowMs) throws LoadWindowException {
+    this.engine = engine;
+    this.config = engine.config();
+    this.projector = new MembershipProjector(config.dcId(), config.scope());
+    this.catalog = new PoolCatalog(engine.identity());
+    this.loadWindows = new LoadWindows(config.value(RelayConfigKey.LOAD_WINDOW_MS));
+    loadWindows.initial(nowMs, List.of());
+  }
+
+  KvPoolLoadUpdate initialLoadWindow() {
+    return loadWindows.current().orElseThrow();
+  }
+
+  CatalogSnapshot catalogSnapshot() {
+    return catalog.snapshot();
+  }
+
+  TopologySnapshot topologySnapshot() {
+    return topology.snapshot();
+  }
+
+  int activePools() {
+    int n = 0;
+    for (Slot s : slots.values()) {
+      if (s.runtime != null) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  List<PoolRuntime> runtimes() {
+    List<PoolRuntime> out = new ArrayList<>();
+    for (Slot s : slots.values()) {
+      if (s.runtime != null) {
+        out.add(s.runtime);
+      }
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ discovery callbacks
+
+  void onSnapshot(List<DiscoveryRecord> records) {
+    known.clear();
+    for (DiscoveryRecord r : records) {
+      known.put(key(r), r);
+    }
+    rebuildAdvertisements();
+    reconcile();
+  }
+
+  void onUpserted(DiscoveryRecord record) {
+    known.put(key(record), record);
+    if (record instanceof EventSourceRecord es) {
+      adverts.advertise(es);
+    }
+    reconcile();
+  }
+
+  void onRemoved(DiscoveryKey key) {
+    if (known.remove(key) == null) {
+      return;
+    }
+    if (key instanceof EventSourceKey esk) {
+      adverts.withdraw(esk);
+    }
+    reconcile();
+  }
+
+  void onModelTaintsUpdated(ModelKey key, List<String> taints) {
+    DiscoveryRecord r = known.get(key);
+    if (r instanceof ModelRecord m) {
+      known.put(key, m.withTaints(taints));
+      reconcile();
+    } else {
+      LOG.log(Level.WARNING, "taints update for an unknown model card " + key + "; ignored");
+    }
+  }
+
+  void onResync(List<DiscoveryRecord> records) {
+    DiscoveryDiff diff = DiscoveryDiff.between(known, records);
+    for (DiscoveryKey k : diff.removed()) {
+      known.remove(k);
+    }
+    for (DiscoveryRecord r : diff.upserted()) {
+      known.put(key(r), r);
+    }
+    rebuildAdvertisements();
+    reconcile();
+  }
+
+  void onError(DiscoveryException error) {
+    if (error instanceof DiscoveryDecodeException) {
+      discoveryDecodeErrors.increment();
+    } else {
+      discoveryErrors.increment();
+    }
+    LOG.log(Level.WARNING, "discovery: " + error.getMessage());
+  }
+
+  private static DiscoveryKey key(DiscoveryRecord r) {
+    if (r instanceof ModelRecord m) {
+      return m.key();
+    } else if (r instanceof EndpointRecord e) {
+      return e.key();
+    } else if (r instanceof EventSourceRecord s) {
+      return s.key();
+    }
+    return ((dev.kvrelay.spi.discovery.EventChannelRecord) r).key();
+  }
+
+  private void rebuildAdvertisements() {
+    adverts = new KvSourceAdvertisements();
+    List<EventSourceRecord> sources = new ArrayList<>();
+    for (DiscoveryRecord r : known.values()) {
+      if (r instanceof EventSourceRecord es) {
+        sources.add(es);
+      }
+    }
+    sources.sort((a, b) -> DiscoveryKey.ORDER.compare(a.key(), b.key()));
+    for (EventSourceRecord es : sources) {
+      adverts.advertise(es);
+    }
+  }
+
+  // ------------------------------------------------------------------ reconcile
+
+  /** Re-projects everything discovery says and moves every slot towards it. */
+  void reconcile() {
+    if (stopped) {
+      return;
+    }
+    reconciles.increment();
+    List<ModelRecord> models = new ArrayList<>();
+    Map<DynamoEndpointId, Set<Long>> live = new HashMap<>();
+    for (DiscoveryRecord r : known.values()) {
+      if (r instanceof ModelRecord m) {
+        models.add(m);
+      } else if (r instanceof EndpointRecord e) {
+        live.computeIfAbsent(e.endpoint(), k -> new HashSet<>()).add(e.instanceId());
+      }
+    }
+    MembershipView view = projector.project(models);
+    TreeSet<DynamoEndpointId> endpoints = new TreeSet<>(slots.keySet());
+    endpoints.addAll(view.endpoints().keySet());
+    for (DynamoEndpointId endpoint : endpoints) {
+      EndpointMembership m = view.endpoints().get(endpoint);
+      Slot slot = slots.get(endpoint);
+      if (m == null) {
+        if (slot != null) {
+          if (slot.runtime != null) {
+            retire(slot, false);
+          }
+          topology.removeEndpoint(endpoint);
+          slots.remove(endpoint);
+        }
+        continue;
+      }
+      if (slot == null) {
+        slot = new Slot(nextSlotIncarnation++);
+        slots.put(endpoint, slot);
+      }
+      reconcileTopology(slot, m, live.getOrDefault(endpoint, Set.of()));
+      reconcilePool(slot, m);
+    }
+    topology.replacePoolLinks(poolLinks());
+    publish();
+  }
+
+  private void reconcileTopology(Slot slot, EndpointMembership m, Set<Long> live) {
+    Optional<EndpointTopology> t = EndpointTopology.from(m);
+    if (t.isEmpty()) {
+      if (slot.claimed) {
+        topology.removeEndpoint(m.endpoint());
+        slot.claimed = false;
+      }
+      return;
+    }
+    topology.putMembership(t.get());
+    if (!slot.claimed) {
+      topology.claim(m.endpoint(), slot.incarnation);
+      slot.claimed = true;
+    }
+    topology.publishAvailability(m.endpoint(), slot.incarnation, Optional.of(live));
+  }
+
+  private void reconcilePool(Slot slot, EndpointMembership m) {
+    KvSourceView sourceView = KvSourceView.of(m, adverts);
+    MaterializationDecision decision = MaterializationDecision.decide(m, sourceView);
+    MaterializationDecision.Materialize desired =
+        decision instanceof MaterializationDecision.Materialize mat ? mat : null;
+    PoolRuntime runtime = slot.runtime;
+    if (runtime != null) {
+      if (desired == null || !desired.equals(runtime.binding) || runtime.fenceReason != null) {
+        boolean fenced = runtime.fenceReason != null || m.hasPoolBlockingConflict();
+        retire(slot, fenced);
+        runtime = null;
+      } else {
+        update(runtime, m, sourceView);
+      }
+    }
+    if (desired != null && !desired.equals(slot.failedBinding)) {
+      slot.retryDelayMs = 0;
+      slot.retryAtNanos = 0;
+      slot.failedBinding = null;
+    }
+    if (runtime == null && desired != null && engine.nanoTime() - slot.retryAtNanos >= 0) {
+      start(slot, m, desired, sourceView);
+    }
+  }
+
+  private void update(PoolRuntime runtime, EndpointMembership m, KvSourceView sourceView) {
+    KvPoolDescriptor d = runtime.descriptor;
+    try {
+      KvPoolDescriptor next = d.withRegistrations(m.registrations()).withRoles(m.roles());
+      if (!next.equals(d)) {
+        catalog.upsert(next);
+        runtime.descriptor = next;
+      }
+    } catch (DescriptorException e) {
+      LOG.log(Level.WARNING, "pool " + d.poolId() + ": registration or role change refused ("
+          + e.getMessage() + "); fencing the generation");
+      runtime.fenceReason = "descriptor update refused: " + e.getMessage();
+    }
+    if (!runtime.runtimeConfigs.equals(m.runtimeConfigs())) {
+      runtime.runtimeConfigs = m.runtimeConfigs();
+      runtime.load.refresh(m.runtimeConfigs());
+    }
+    runtime.updateSources(bindings(sourceView));
+  }
+
+  /** The active sources of a view as recovery bindings, in key order. */
+  private List<SourceBinding> bindings(KvSourceView view) {
+    List<SourceBinding> out = new ArrayList<>();
+    for (Map.Entry<KvSourceKey, KvSourceStatus> e : view.statuses().entrySet()) {
+      KvSourceKey k = e.getKey();
+      MemberId member = new MemberId(k.workerId(), (int) k.dpRank());
+      if (e.getValue() instanceof KvSourceStatus.ActiveRecoverable r) {
+        Optional<RecoveryTarget> target =
+            adverts.sourceOf(k, r.publisherId()).map(KvEventSource::recoveryTarget).map(RelayHost::target);
+        out.add(new SourceBinding(member, r.publisherId(), target));
+      } else if (e.getValue() instanceof KvSourceStatus.ActiveLiveOnly l) {
+        out.add(new SourceBinding(member, l.publisherId(), Optional.empty()));
+      }
+    }
+    return out;
+  }
+
+  private static @Nullable RecoveryTarget target(@Nullable EndpointRecord record) {
+    if (record == null) {
+      return null;
+    }
+    Transport t = record.transport();
+    TransportAddress.Kind kind = t instanceof Transport.Tcp ? TransportAddress.Kind.TCP
+        : t instanceof Transport.NatsTcp ? TransportAddress.Kind.NATS_TCP : TransportAddress.Kind.HTTP;
+    return new RecoveryTarget(record.endpoint(), record.instanceId(), new TransportAddress(kind, t.value()));
+  }
+
+  // ------------------------------------------------------------------ start and retire
+
+  private void start(Slot slot, EndpointMembership m, MaterializationDecision.Materialize binding, KvSourceView view) {
+    if (nextLayoutGeneration == 0) {
+      startFailed(slot, binding, "layout generation space exhausted");
+      return;
+    }
+    long generation = nextLayoutGeneration++;
+    KvPoolId poolId = new KvPoolId(binding.domain().id(), config.dcId());
+    ProducerIdentity producer =
+        new ProducerIdentity(poolId, engine.identity().relayIncarnation(), generation, config.ckfFormat());
+    KvPoolDescriptor descriptor;
+    CkfProducer ckf;
+    try {
+      descriptor = KvPoolDescriptor.of(producer, m.endpoint(), m.registrations(),
+          binding.domain().querySemantics(), m.roles());
+      ckf = PoolRuntime.newProducer(config);
+    } catch (DescriptorException | dev.kvrelay.ckf.CkfConfigException e) {
+      startFailed(slot, binding, e.getMessage());
+      return;
+    }
+    AtomicReference<@Nullable PoolActor> actorRef = new AtomicReference<>();
+    AtomicReference<@Nullable PoolRuntime> runtimeRef = new AtomicReference<>();
+    HubSource source = new HubSource() {
+      @Override
+      public CompletableFuture<dev.kvrelay.ckf.producer.BarrierSnapshot> subscribe(long lease) {
+        CompletableFuture<dev.kvrelay.ckf.producer.BarrierSnapshot> reply = new CompletableFuture<>();
+        PoolActor a = actorRef.get();
+        if (a == null || !a.submit(new PoolCommand.Subscribe(lease, reply)).accepted()) {
+          reply.completeExceptionally(new dev.kvrelay.api.RelayException(
+              RelayErrorReason.PUBLICATION_UNAVAILABLE, "pool actor did not accept the subscription"));
+        }
+        return reply;
+      }
+
+      @Override
+      public void retireLease(long lease) {
+        PoolActor a = actorRef.get();
+        if (a != null) {
+          a.submit(new PoolCommand.RetireLease(lease));
+        }
+      }
+    };
+    HubSlot hub = engine.hubs().attach(poolId, producer, config.ckfFormat(), source);
+    PoolActor actor = PoolActor.start(ckf, engine.actorConfig(), engine.actorScheduler(), hub,
+        fault -> engine.control(() -> onSourceFault(runtimeRef.get(), fault)));
+    actorRef.set(actor);
+    PoolRecovery recovery = new PoolRecovery(poolId, engine.recoverySettings(), actor::submit,
+        engine.requestPlane(), engine.recoveryPermits(), engine.actorScheduler(), engine::nanoTime);
+    PoolLoadAggregator load = new PoolLoadAggregator(loadSettings);
+    PoolRuntime runtime = new PoolRuntime(slot.incarnation, binding, descriptor, actor, recovery, hub, load);
+    runtimeRef.set(runtime);
+    runtime.runtimeConfigs = m.runtimeConfigs();
+    load.refresh(m.runtimeConfigs());
+    try {
+      runtime.subscriptions.add(engine.eventPlane().subscribe(runtime.kvEventsScope(), EventTopics.KV_EVENTS,
+          new KvEventsListener(runtime)));
+      runtime.subscriptions.add(engine.eventPlane().subscribe(
+          new dev.kvrelay.api.EventScope.Endpoint(m.endpoint()), EventTopics.KV_METRICS, new LoadListener(runtime)));
+    } catch (EventPlaneException e) {
+      hub.retire();
+      runtime.teardown(true);
+      startFailed(slot, binding, "event plane subscription failed: " + e.getMessage());
+      return;
+    }
+    runtime.updateSources(bindings(view));
+    catalog.upsert(descriptor);
+    slot.runtime = runtime;
+    slot.failedBinding = null;
+    slot.retryDelayMs = 0;
+    poolStarts.increment();
+    LOG.log(Level.INFO, () -> "pool " + poolId + " started for " + m.endpoint() + " (layout generation "
+        + Long.toUnsignedString(generation) + ")");
+  }
+
+  private void startFailed(Slot slot, MaterializationDecision.Materialize binding, @Nullable String why) {
+    poolStartFailures.increment();
+    slot.retryDelayMs = slot.retryDelayMs == 0 ? RETRY_INITIAL_MS : Math.min(RETRY_MAX_MS, slot.retryDelayMs * 2);
+    slot.retryAtNanos = engine.nanoTime() + TimeUnit.MILLISECONDS.toNanos(slot.retryDelayMs);
+    Level level = slot.failedBinding == null ? Level.ERROR : Level.DEBUG;
+    slot.failedBinding = binding;
+    LOG.log(level, "pool start failed (" + why + "); retrying in " + slot.retryDelayMs + " ms");
+    engine.controlAfter(slot.retryDelayMs, this::reconcile);
+  }
+
+  /**
+   * Withdrawal in order (producer.md §2.7): the catalog removal is published first and the load entry goes
+   * with it, the hub's streams end, then the actor is shut down (graceful) or fenced.
+   */
+  private void retire(Slot slot, boolean fenced) {
+    PoolRuntime runtime = slot.runtime;
+    if (runtime == null) {
+      return;
+    }
+    slot.runtime = null;
+    catalog.remove(runtime.poolId(), runtime.descriptor.layoutGeneration());
+    topology.replacePoolLinks(poolLinks());
+    publish();
+    runtime.hub.retire();
+    runtime.teardown(fenced);
+    (fenced ? fencedRetirements : gracefulRetirements).increment();
+    LOG.log(fenced ? Level.WARNING : Level.INFO, () -> "pool " + runtime.poolId() + " retired "
+        + (fenced ? "fenced" + (runtime.fenceReason == null ? "" : " (" + runtime.fenceReason + ")") : "gracefully"));
+  }
+
+  private List<PoolLink> poolLinks() {
+    List<PoolLink> links = new ArrayList<>();
+    for (KvPoolDescriptor d : catalog.snapshot().pools()) {
+      Set<String> seen = new HashSet<>();
+      for (ModelRegistration r : d.registrations()) {
+        if (r.target() instanceof ModelTarget.Base b && seen.add(b.baseModel())) {
+          links.add(new PoolLink(d.servingEndpoint(), b.baseModel(), d.poolId()));
+        }
+      }
+    }
+    return links;
+  }
+
+  // ------------------------------------------------------------------ faults
+
+  void onSourceFault(@Nullable PoolRuntime runtime, SourceFault fault) {
+    sourceFaults.increment();
+    if (runtime == null || runtime.retired) {
+      return;
+    }
+    if (fault.disposition() == FaultDisposition.FENCE_AND_REBUILD_PRODUCER) {
+      runtime.fenceReason = "producer fault " + fault.kind();
+      reconcile();
+    } else if (fault.disposition() == FaultDisposition.REJECT_SOURCE) {
+      rejectedSources.increment();
+    }
+  }
+
+  void onHubFault(KvPoolId pool, ProducerIdentity producer, RelayErrorReason reason, String message) {
+    hubFaults.increment();
+    for (Slot s : slots.values()) {
+      PoolRuntime r = s.runtime;
+      if (r != null && r.producer().equals(producer)) {
+        r.fenceReason = "hub fault " + reason + ": " + message;
+        reconcile();
+        return;
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ load
+
+  void observeLoad(PoolRuntime runtime, EventEnvelope envelope, ActiveLoad load) {
+    if (runtime.retired) {
+      return;
+    }
+    loadObservations.increment();
+    if (runtime.load.observe(envelope, load, engine.epochMillis()) != dev.kvrelay.engine.load.ObserveOutcome.APPLIED) {
+      loadRejected.increment();
+    }
+  }
+
+  /** Builds and publishes the next load window (every LOAD_WINDOW_MS). */
+  void tickLoad() {
+    if (stopped) {
+      return;
+    }
+    long now = engine.epochMillis();
+    List<PoolLoadReport> reports = new ArrayList<>();
+    TreeMap<KvPoolId, PoolRuntime> sorted = new TreeMap<>();
+    for (PoolRuntime r : runtimes()) {
+      sorted.put(r.poolId(), r);
+    }
+    for (PoolRuntime r : sorted.values()) {
+      reports.add(new PoolLoadReport(r.producer(), r.load.snapshot(now)));
+    }
+    try {
+      engine.publishLoad(loadWindows.next(now, reports));
+    } catch (LoadWindowException e) {
+      engine.fail(new IllegalStateException("load window publisher failed: " + e.getMessage(), e));
+    }
+  }
+
+  // ------------------------------------------------------------------ publication
+
+  private void publish() {
+    if (catalog.revision() != lastPublishedCatalogRevision) {
+      lastPublishedCatalogRevision = catalog.revision();
+      CatalogSnapshot s = catalog.snapshot();
+      engine.publishCatalog(s, CatalogUpdate.ofDescriptors(s.identity(), s.revision(), s.pools()));
+    }
+    TopologySnapshot t = topology.snapshot();
+    if (t.revision() != lastPublishedTopologyRevision) {
+      lastPublishedTopologyRevision = t.revision();
+      engine.publishReadiness(t);
+    }
+  }
+
+  /**
+   * Registry shutdown (producer.md §2.7): stop accepting, publish the catalog clear and an empty topology,
+   * fence every actor.
+   */
+  List<CompletableFuture<Void>> shutdown() {
+    List<CompletableFuture<Void>> done = new ArrayList<>();
+    if (stopped) {
+      return done;
+    }
+    List<PoolRuntime> running = runtimes();
+    for (Slot s : slots.values()) {
+      s.runtime = null;
+    }
+    catalog.clear();
+    topology.stop();
+    publish();
+    stopped = true;
+    for (PoolRuntime r : running) {
+      r.hub.retire();
+      done.add(r.teardown(true));
+    }
+    return done;
+  }
+
+  // ------------------------------------------------------------------ event-plane listeners
+
+  /** Confined to the event plane's delivery thread of one subscription: live kv-events into recovery. */
+  private final class KvEventsListener implements EventListener {
+    private final PoolRuntime runtime;
+
+    KvEventsListener(PoolRuntime runtime) {
+      this.runtime = runtime;
+    }
+
+    @Override
+    public void onKvEvent(EventEnvelope envelope, RouterEvent event) {
+      runtime.recovery.onLiveEvent(envelope, event);
+    }
+
+    @Override
+    public void onLoad(EventEnvelope envelope, ActiveLoad load) {
+      unexpectedMessages.increment();
+    }
+
+    @Override
+    public void onDecodeError(EventDecodeException error, OptionalLong publisherId) {
+      eventDecodeErrors.increment();
+      LOG.log(Level.DEBUG, () -> "kv-events decode error: " + error.getMessage());
+    }
+  }
+
+  /** Confined to the event plane's delivery thread of one subscription: kv_metrics onto the control task. */
+  private final class LoadListener implements EventListener {
+    private final PoolRuntime runtime;
+
+    LoadListener(PoolRuntime runtime) {
+      this.runtime = runtime;
+    }
+
+    @Override
+    public void onKvEvent(EventEnvelope envelope, RouterEvent event) {
+      unexpectedMessages.increment();
+    }
+
+    @Override
+    public void onLoad(EventEnvelope envelope, ActiveLoad load) {
+      engine.control(() -> observeLoad(runtime, envelope, load));
+    }
+
+    @Override
+    public void onDecodeError(EventDecodeException error, OptionalLong publisherId) {
+      eventDecodeErrors.increment();
+    }
+  }
+
+  /** Diagnostic map of slot states, endpoint → text. */
+  Map<String, String> slotStates() {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (Map.Entry<DynamoEndpointId, Slot> e : slots.entrySet()) {
+      PoolRuntime r = e.getValue().runtime;
+      out.put(e.getKey().toString(), r == null ? "discovered" : "active " + r.poolId());
+    }
+    return out;
+  }
+}
