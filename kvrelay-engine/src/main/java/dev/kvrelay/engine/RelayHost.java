@@ -528,6 +528,7 @@ final class RelayHost {
       reconcile();
     } else if (fault.disposition() == FaultDisposition.REJECT_SOURCE) {
       rejectedSources.increment();
+      runtime.recovery.rejectSource(fault.member(), fault.publisherId());
     }
   }
 

@@ -50,6 +50,9 @@ class RelayEngineBadInputTest {
           List.of(StoredBlock.of(777, 42))));
       RelayEngineStats s = awaitStats(h, x -> x.sourceFaults() >= 1);
       assertThat(s.rejectedSources()).isGreaterThanOrEqualTo(1);
+      // RejectSource: the source is ineligible until its identity changes; its later events are dropped, counted.
+      w.emitRaw(0, new KvEventData.Stored(OptionalLong.empty(), OptionalLong.empty(), List.of(StoredBlock.of(778, 43))));
+      awaitStats(h, x -> x.pools().get(0).recovery().rejectedSourceEvents() >= 1);
       h.awaitExact(r, d, w::liveCanonicals);
       assertThat(r.words).isEqualTo(before);
     }

@@ -341,6 +341,31 @@ class RelayEngineScenarioTest {
   }
 
   @Test
+  void liveOnlySource_resetsItsRankOnTheFirstEventAndOnAGapThenRelearnsFromLaterEvents() throws Exception {
+    try (RelayHarness h = new RelayHarness()) {
+      SimWorker w = h.worker("ns/backend/generate", 95, card("llama", "aggregated", null, 0, 1), 0, 1, false, null)
+          .start();
+      KvPoolDescriptor d = h.pool(AGG);
+      w.cache(0, prompt(1, 3));
+      w.cache(0, prompt(2, 2));
+      WireReplica r = h.subscribe(d, "router");
+      h.awaitExact(r, d, () -> union(w));
+      w.loseNextEvent(0);
+      w.cache(0, prompt(3, 2)); // lost on the wire: a live-only source cannot recover it
+      long[] after = w.cache(0, prompt(4, 2)); // the gap: the rank is reset and re-learned from this event on
+      Set<Long> relearned = new HashSet<>();
+      for (long c : after) {
+        relearned.add(c);
+      }
+      h.awaitExact(r, d, () -> relearned);
+      PoolStats p = h.engine.stats().pools().get(0);
+      assertThat(p.recovery().liveOnlyResets()).as("first event and gap").isEqualTo(2);
+      assertThat(p.recovery().queries()).isZero();
+      assertThat(p.recovery().gaps()).isEqualTo(1);
+    }
+  }
+
+  @Test
   void relayShutdown_publishesAnEmptyCatalogAndEndsStreams() throws Exception {
     RelayHarness h = new RelayHarness();
     SimWorker w = h.worker("ns/backend/generate", 91, card("llama", "aggregated", null, 0, 1)).start();

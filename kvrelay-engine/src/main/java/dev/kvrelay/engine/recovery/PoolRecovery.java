@@ -162,6 +162,28 @@ public final class PoolRecovery implements AutoCloseable {
     kick();
   }
 
+  /**
+   * The pool actor reported a source protocol fault (disposition RejectSource, producer.md §3.5) for {@code
+   * member} published by {@code publisherId}: that source becomes ineligible until its identity changes (a new
+   * publisher is bound); its later events are dropped and counted, its in-flight recovery is abandoned. The
+   * state it already contributed stays. A stale report (another publisher) is ignored. Any thread.
+   */
+  public void rejectSource(MemberId member, long publisherId) {
+    post(() -> {
+      Slot s = byMember.get(member);
+      if (s != null && !s.rejected && s.binding.publisherId() == publisherId) {
+        s.rejected = true;
+        invalidate(s);
+        s.phase = Phase.LIVE;
+        initialWave.remove(s.member);
+        counters.add(Counter.REJECTED_SOURCES);
+        LOG.log(Level.WARNING, () -> "pool " + pool + ": source " + member + " publisher "
+            + Long.toUnsignedString(publisherId) + " rejected after a protocol fault; ineligible until it changes");
+        maybeCloseWave();
+      }
+    });
+  }
+
   /** A snapshot of the counters. */
   public RecoveryStats stats() {
     return counters.snapshot();
@@ -249,6 +271,10 @@ public final class PoolRecovery implements AutoCloseable {
 
   /** The cursor rules for one event of {@code s} (live, or re-fed from the buffer). */
   private void handle(Slot s, RouterEvent ev, boolean fromBuffer) {
+    if (s.rejected) {
+      counters.add(Counter.REJECTED_SOURCE_EVENTS);
+      return;
+    }
     if (s.fenced) {
       buffer(s, ev, fromBuffer);
       return;
@@ -796,6 +822,8 @@ public final class PoolRecovery implements AutoCloseable {
     final boolean recoverable;
     boolean retired;
     boolean fenced;
+    /** RejectSource (producer.md §3.5): ineligible until its identity (publisher) changes; events are dropped. */
+    boolean rejected;
     boolean hasCursor;
     long cursor;
     Phase phase = Phase.LIVE;

@@ -30,6 +30,8 @@ import java.util.Map;
  * @param exhausted recoveries abandoned after the last retry
  * @param discarded buffered events discarded by a reset (exhaustion, barrier, retirement)
  * @param submitRejected commands the pool actor refused
+ * @param rejectedSources sources made ineligible after a source protocol fault (until their identity changes)
+ * @param rejectedSourceEvents events of ineligible sources, dropped
  */
 public record RecoveryStats(
     long applied,
@@ -55,7 +57,9 @@ public record RecoveryStats(
     long degradedResets,
     long exhausted,
     long discarded,
-    long submitRejected) {
+    long submitRejected,
+    long rejectedSources,
+    long rejectedSourceEvents) {
 
   /** Copies the failure map. */
   public RecoveryStats {

@@ -420,6 +420,29 @@ class PoolRecoveryTest {
   }
 
   @Test
+  void rejectedSourceIsIneligibleUntilItsPublisherChanges() {
+    MemberId a = new MemberId(1, 0);
+    RecoveryFixture f = new RecoveryFixture();
+    f.sources(liveOnly(a, 10));
+    f.live(10, stored(a, 1, 1, 1));
+    f.recovery.rejectSource(a, 99); // stale report (another publisher): ignored
+    f.scheduler.runReady();
+    f.live(10, stored(a, 2, 2, 2));
+    f.recovery.rejectSource(a, 10);
+    f.scheduler.runReady();
+    f.live(10, stored(a, 3, 3, 3));
+    f.live(10, stored(a, 4, 4, 4));
+    assertThat(f.commands(PoolCommand.Apply.class)).extracting(c -> ((PoolCommand.Apply) c).event().eventId())
+        .containsExactly(1L, 2L);
+    assertThat(f.stats().rejectedSources()).isEqualTo(1);
+    assertThat(f.stats().rejectedSourceEvents()).isEqualTo(2);
+    f.sources(liveOnly(a, 11)); // a new incarnation is eligible again (after the lifecycle reset)
+    f.live(11, stored(a, 1, 5, 5));
+    assertThat(f.commands(PoolCommand.Apply.class)).extracting(c -> ((PoolCommand.Apply) c).event().eventId())
+        .containsExactly(1L, 2L, 1L);
+  }
+
+  @Test
   void rejectedLifecycleResetFencesTheMemberUntilARetriedResetSucceeds() {
     MemberId a = new MemberId(1, 0);
     RecoveryFixture f = new RecoveryFixture();
