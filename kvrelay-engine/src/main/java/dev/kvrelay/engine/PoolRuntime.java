@@ -35,6 +35,13 @@ final class PoolRuntime {
   final HubSlot hub;
   final PoolLoadAggregator load;
   final List<EventSubscription> subscriptions = new ArrayList<>();
+  /** The kv-events subscription (connected to the publishers' channels on planes that need it), or null. */
+  @Nullable EventSubscription kvEvents;
+  /** The kv_metrics subscription, or null. */
+  @Nullable EventSubscription kvMetrics;
+  /** Channels each subscription is connected to (channel-connecting planes only). */
+  final java.util.Set<dev.kvrelay.spi.eventplane.ChannelLocator> kvEventChannels = new java.util.HashSet<>();
+  final java.util.Set<dev.kvrelay.spi.eventplane.ChannelLocator> kvMetricChannels = new java.util.HashSet<>();
   KvPoolDescriptor descriptor;
   List<SourceBinding> sources = List.of();
   Map<Long, dev.kvrelay.spi.discovery.RuntimeConfig> runtimeConfigs = Map.of();

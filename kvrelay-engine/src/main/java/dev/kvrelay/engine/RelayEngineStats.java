@@ -27,6 +27,7 @@ import java.util.List;
  * @param loadObservations load reports received
  * @param loadRejected load reports not applied (stale, advisory, unknown rank, above capacity)
  * @param unexpectedMessages messages of the wrong kind on a subscription
+ * @param channelErrors event channels the plane refused to connect to (channel-connecting planes)
  */
 public record RelayEngineStats(
     RelayIdentity identity,
@@ -47,7 +48,8 @@ public record RelayEngineStats(
     long eventDecodeErrors,
     long loadObservations,
     long loadRejected,
-    long unexpectedMessages) {
+    long unexpectedMessages,
+    long channelErrors) {
 
   /** Copies the pool list. */
   public RelayEngineStats {

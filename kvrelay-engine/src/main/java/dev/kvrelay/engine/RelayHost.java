@@ -124,6 +124,7 @@ final class RelayHost {
   final LongAdder loadObservations = new LongAdder();
   final LongAdder loadRejected = new LongAdder();
   final LongAdder unexpectedMessages = new LongAdder();
+  final LongAdder channelErrors = new LongAdder();
 
   /** Confined to the control task: one serving endpoint's slot, its incarnation (claims topology availability) and its pool. */
   private static final class Slot {
@@ -369,6 +370,70 @@ final class RelayHost {
       runtime.load.refresh(m.runtimeConfigs());
     }
     runtime.updateSources(bindings(sourceView));
+    syncChannels(runtime);
+  }
+
+  /**
+   * On planes whose subscriptions must connect to each publisher (ZMQ direct mode), connects the pool's kv-events
+   * and kv_metrics subscriptions to the channels discovery advertises for their scope and topic, and disconnects
+   * the ones that disappeared. A channel the plane refuses is counted and logged; the others are unaffected.
+   */
+  private void syncChannels(PoolRuntime runtime) {
+    if (!engine.eventPlane().connectsToChannels()) {
+      return;
+    }
+    Set<dev.kvrelay.spi.eventplane.ChannelLocator> events = new HashSet<>();
+    Set<dev.kvrelay.spi.eventplane.ChannelLocator> metrics = new HashSet<>();
+    dev.kvrelay.api.EventScope metricsScope =
+        new dev.kvrelay.api.EventScope.Endpoint(runtime.descriptor.servingEndpoint());
+    for (DiscoveryRecord r : known.values()) {
+      if (r instanceof dev.kvrelay.spi.discovery.EventChannelRecord ch) {
+        if (ch.key().scope().equals(runtime.kvEventsScope()) && EventTopics.KV_EVENTS.equals(ch.key().topic())) {
+          events.add(locator(ch));
+        } else if (ch.key().scope().equals(metricsScope) && EventTopics.KV_METRICS.equals(ch.key().topic())) {
+          metrics.add(locator(ch));
+        }
+      }
+    }
+    connect(runtime.kvEvents, runtime.kvEventChannels, events);
+    connect(runtime.kvMetrics, runtime.kvMetricChannels, metrics);
+  }
+
+  private void connect(dev.kvrelay.spi.eventplane.@Nullable EventSubscription subscription,
+      Set<dev.kvrelay.spi.eventplane.ChannelLocator> connected, Set<dev.kvrelay.spi.eventplane.ChannelLocator> desired) {
+    if (subscription == null) {
+      return;
+    }
+    for (java.util.Iterator<dev.kvrelay.spi.eventplane.ChannelLocator> it = connected.iterator(); it.hasNext(); ) {
+      dev.kvrelay.spi.eventplane.ChannelLocator c = it.next();
+      if (!desired.contains(c)) {
+        subscription.disconnect(c);
+        it.remove();
+      }
+    }
+    for (dev.kvrelay.spi.eventplane.ChannelLocator c : desired) {
+      if (!connected.contains(c)) {
+        try {
+          subscription.connect(c);
+          connected.add(c);
+        } catch (EventPlaneException e) {
+          channelErrors.increment();
+          LOG.log(Level.WARNING, "event channel " + c + " refused: " + e.getMessage());
+        }
+      }
+    }
+  }
+
+  /** The event-plane locator of a discovery EventChannel. */
+  static dev.kvrelay.spi.eventplane.ChannelLocator locator(dev.kvrelay.spi.discovery.EventChannelRecord ch) {
+    dev.kvrelay.spi.discovery.ChannelTransport t = ch.transport();
+    if (t instanceof dev.kvrelay.spi.discovery.ChannelTransport.Zmq z) {
+      return new dev.kvrelay.spi.eventplane.ChannelLocator.Zmq(ch.key().instanceId(), z.endpoint());
+    } else if (t instanceof dev.kvrelay.spi.discovery.ChannelTransport.ZmqBroker b) {
+      return new dev.kvrelay.spi.eventplane.ChannelLocator.ZmqBroker(b.xsubEndpoints(), b.xpubEndpoints());
+    }
+    return new dev.kvrelay.spi.eventplane.ChannelLocator.Nats(
+        ((dev.kvrelay.spi.discovery.ChannelTransport.Nats) t).subjectPrefix());
   }
 
   /** The active sources of a view as recovery bindings, in key order. */
@@ -453,10 +518,12 @@ final class RelayHost {
     runtime.runtimeConfigs = m.runtimeConfigs();
     load.refresh(m.runtimeConfigs());
     try {
-      runtime.subscriptions.add(engine.eventPlane().subscribe(runtime.kvEventsScope(), EventTopics.KV_EVENTS,
-          new KvEventsListener(runtime)));
-      runtime.subscriptions.add(engine.eventPlane().subscribe(
-          new dev.kvrelay.api.EventScope.Endpoint(m.endpoint()), EventTopics.KV_METRICS, new LoadListener(runtime)));
+      runtime.kvEvents = engine.eventPlane().subscribe(runtime.kvEventsScope(), EventTopics.KV_EVENTS,
+          new KvEventsListener(runtime));
+      runtime.subscriptions.add(runtime.kvEvents);
+      runtime.kvMetrics = engine.eventPlane().subscribe(
+          new dev.kvrelay.api.EventScope.Endpoint(m.endpoint()), EventTopics.KV_METRICS, new LoadListener(runtime));
+      runtime.subscriptions.add(runtime.kvMetrics);
     } catch (EventPlaneException e) {
       hub.retire();
       runtime.teardown(true);
@@ -464,6 +531,7 @@ final class RelayHost {
       return;
     }
     runtime.updateSources(bindings(view));
+    syncChannels(runtime);
     catalog.upsert(descriptor);
     slot.runtime = runtime;
     slot.failedBinding = null;
