@@ -37,7 +37,7 @@ class RelayEngineBadInputTest {
   }
 
   @Test
-  void unknownParentAndConflictingBlockIds_areCountedSourceFaultsAndKeepTheTable() throws Exception {
+  void unknownParent_isACountedSourceFaultThatRejectsTheSourceAndKeepsTheTable() throws Exception {
     try (RelayHarness h = new RelayHarness()) {
       SimWorker w = h.worker("ns/backend/generate", 11, card("llama", "aggregated", null, 0, 1)).start();
       KvPoolDescriptor d = h.pool(ep("ns/backend/generate"));
@@ -53,6 +53,26 @@ class RelayEngineBadInputTest {
       // RejectSource: the source is ineligible until its identity changes; its later events are dropped, counted.
       w.emitRaw(0, new KvEventData.Stored(OptionalLong.empty(), OptionalLong.empty(), List.of(StoredBlock.of(778, 43))));
       awaitStats(h, x -> x.pools().get(0).recovery().rejectedSourceEvents() >= 1);
+      h.awaitExact(r, d, w::liveCanonicals);
+      assertThat(r.words).isEqualTo(before);
+    }
+  }
+
+  @Test
+  void duplicateBlockIdWithAnotherCanonicalHash_isAnInvalidSequenceFaultAndChangesNothing() throws Exception {
+    try (RelayHarness h = new RelayHarness()) {
+      SimWorker w = h.worker("ns/backend/generate", 21, card("llama", "aggregated", null, 0, 1)).start();
+      KvPoolDescriptor d = h.pool(ep("ns/backend/generate"));
+      w.cache(0, RelayEngineScenarioTest.prompt(1, 3)); // external ids 21 * 1_000_003 + 1 .. + 3
+      WireReplica r = h.subscribe(d, "router");
+      h.awaitExact(r, d, w::liveCanonicals);
+      long[] before = r.words.clone();
+      long firstExternal = 21 * 1_000_003L + 1;
+      w.emitRaw(0, new KvEventData.Stored(OptionalLong.empty(), OptionalLong.empty(),
+          List.of(StoredBlock.of(firstExternal, 0x5151L)))); // same engine block id, different tokens hash
+      RelayEngineStats s = awaitStats(h, x -> x.sourceFaults() >= 1);
+      assertThat(s.pools().get(0).actor().producer().invalidBlockSequence()).isEqualTo(1);
+      assertThat(s.rejectedSources()).isEqualTo(1);
       h.awaitExact(r, d, w::liveCanonicals);
       assertThat(r.words).isEqualTo(before);
     }
