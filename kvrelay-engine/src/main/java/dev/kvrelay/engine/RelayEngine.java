@@ -107,6 +107,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
   private final SnapshotWatch<CatalogUpdate> catalogWatch;
   private final SnapshotWatch<TopologySnapshot> readinessWatch;
   private final WindowBroadcast<KvPoolLoadUpdate> loadBroadcast;
+  private final WindowBroadcast<dev.kvrelay.engine.load.ServingLoadUpdate> servingLoadBroadcast;
   private volatile CatalogSnapshot catalog;
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private volatile boolean closed;
@@ -146,6 +147,8 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
     this.readinessWatch = new SnapshotWatch<>(host.topologySnapshot());
     this.loadBroadcast = new WindowBroadcast<>(config.loadFanoutCapacity(), host.initialLoadWindow(),
         KvPoolLoadUpdate::windowSequence);
+    this.servingLoadBroadcast = new WindowBroadcast<>(config.loadFanoutCapacity(), host.initialServingLoadWindow(),
+        dev.kvrelay.engine.load.ServingLoadUpdate::windowSequence);
   }
 
   private RelayHost host() {
@@ -236,6 +239,21 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
     requireOpen();
     AdmissionPermit permit = admission.load().acquire();
     return loadBroadcast.subscribe(permit);
+  }
+
+  /**
+   * Watches the serving-load windows (SubscribeServingLoad, wan-grpc.md §4.2): same window mechanics as pool load,
+   * its own subscriber limit. Every catalog pool is listed with its scheduler view and deployment; models list
+   * their serving pools (frontend inputs are not wired in this build, so models report UNAVAILABLE).
+   *
+   * @throws RelayException INVALID_REQUEST, RESOURCE_LIMIT or PUBLICATION_UNAVAILABLE
+   */
+  public RelayStream<dev.kvrelay.engine.load.ServingLoadUpdate> watchServingLoad(String subscriberId)
+      throws RelayException {
+    SubscriberId.check(subscriberId);
+    requireOpen();
+    AdmissionPermit permit = admission.servingLoad().acquire();
+    return servingLoadBroadcast.subscribe(permit);
   }
 
   /**
@@ -394,6 +412,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
     catalogWatch.close();
     readinessWatch.close();
     loadBroadcast.close();
+    servingLoadBroadcast.close();
     shutdownExecutors();
     terminated.complete(null);
   }
@@ -465,6 +484,10 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
 
   void publishLoad(KvPoolLoadUpdate window) {
     loadBroadcast.publish(window);
+  }
+
+  void publishServingLoad(dev.kvrelay.engine.load.ServingLoadUpdate window) {
+    servingLoadBroadcast.publish(window);
   }
 
   void fail(Throwable cause) {

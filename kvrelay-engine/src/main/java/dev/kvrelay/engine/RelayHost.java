@@ -102,6 +102,7 @@ final class RelayHost {
   private final PoolCatalog catalog;
   private final TopologyPublisher topology = new TopologyPublisher();
   private final LoadWindows loadWindows;
+  private final dev.kvrelay.engine.load.ServingLoadWindows servingLoadWindows;
   private final PoolLoadSettings loadSettings = PoolLoadSettings.DEFAULT;
   private long nextSlotIncarnation = 1;
   private long nextLayoutGeneration = 1;
@@ -147,6 +148,16 @@ final class RelayHost {
     this.catalog = new PoolCatalog(engine.identity());
     this.loadWindows = new LoadWindows(config.value(RelayConfigKey.LOAD_WINDOW_MS));
     loadWindows.initial(nowMs, List.of());
+    this.servingLoadWindows = new dev.kvrelay.engine.load.ServingLoadWindows(config.value(RelayConfigKey.LOAD_WINDOW_MS));
+    try {
+      servingLoadWindows.initial(nowMs);
+    } catch (dev.kvrelay.engine.load.ServingLoadWindowException e) {
+      throw new IllegalStateException("a fresh serving-load window cannot fail to start", e);
+    }
+  }
+
+  dev.kvrelay.engine.load.ServingLoadUpdate initialServingLoadWindow() {
+    return servingLoadWindows.current().orElseThrow();
   }
 
   KvPoolLoadUpdate initialLoadWindow() {
@@ -624,7 +635,7 @@ final class RelayHost {
     }
   }
 
-  /** Builds and publishes the next load window (every LOAD_WINDOW_MS). */
+  /** Builds and publishes the next pool-load and serving-load windows (every LOAD_WINDOW_MS). */
   void tickLoad() {
     if (stopped) {
       return;
@@ -635,12 +646,18 @@ final class RelayHost {
     for (PoolRuntime r : runtimes()) {
       sorted.put(r.poolId(), r);
     }
+    List<dev.kvrelay.engine.load.ServingPoolInput> serving = new ArrayList<>();
     for (PoolRuntime r : sorted.values()) {
-      reports.add(new PoolLoadReport(r.producer(), r.load.snapshot(now)));
+      dev.kvrelay.engine.load.PoolLoadSnapshot snapshot = r.load.snapshot(now);
+      reports.add(new PoolLoadReport(r.producer(), snapshot));
+      // Every catalog pool is an active runtime (and the reverse), so this is the §4.2 "every catalog pool" list.
+      serving.add(new dev.kvrelay.engine.load.ServingPoolInput(r.descriptor, r.runtimeConfigs, snapshot));
     }
     try {
       engine.publishLoad(loadWindows.next(now, reports));
-    } catch (LoadWindowException e) {
+      engine.publishServingLoad(servingLoadWindows.next(now, serving));
+    } catch (LoadWindowException | dev.kvrelay.engine.load.ServingLoadWindowException e) {
+      // wan-grpc.md §4.1: a load publisher error stops the transport and cancels the whole relay.
       engine.fail(new IllegalStateException("load window publisher failed: " + e.getMessage(), e));
     }
   }

@@ -366,6 +366,38 @@ class RelayEngineScenarioTest {
   }
 
   @Test
+  void servingLoad_listsEveryCatalogPoolWithItsDeploymentAndEachModelWithItsServingPools() throws Exception {
+    try (RelayHarness h = new RelayHarness()) {
+      RelayStream<dev.kvrelay.engine.load.ServingLoadUpdate> stream = h.engine.watchServingLoad("serving-watcher");
+      dev.kvrelay.engine.load.ServingLoadUpdate first = stream.poll(5, TimeUnit.SECONDS);
+      assertThat(first.windowSequence()).as("the startup window").isZero();
+      assertThat(first.pools()).as("§4.2: the initial window is empty").isEmpty();
+      h.worker("ns/backend/generate", 97, card("llama", "aggregated", null, 0, 2), 0, 2, true, null).start();
+      KvPoolDescriptor d = h.pool(AGG);
+      dev.kvrelay.engine.load.ServingLoadUpdate u = null;
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (System.nanoTime() < deadline) {
+        dev.kvrelay.engine.load.ServingLoadUpdate next = stream.poll(200, TimeUnit.MILLISECONDS);
+        if (next != null && next.pools().size() == 1) {
+          u = next;
+          break;
+        }
+      }
+      assertThat(u).as("a window listing the pool").isNotNull();
+      dev.kvrelay.engine.load.PoolServingLoad pool = u.pools().get(0);
+      assertThat(pool.producer()).isEqualTo(d.producer());
+      // §4.2 tested fact: a pool without router reports is UNAVAILABLE with unset active fields.
+      assertThat(pool.load().status()).isEqualTo(dev.kvrelay.engine.load.DataStatus.UNAVAILABLE);
+      assertThat(pool.load().tokens().activePrefillTokens()).isEmpty();
+      assertThat(pool.deployment().liveWorkers()).hasValue(1);
+      assertThat(u.models()).hasSize(1);
+      assertThat(u.models().get(0).canonicalModelId()).isEqualTo("llama");
+      assertThat(u.models().get(0).deployment().servingPools()).containsExactly(d.poolId());
+      stream.close();
+    }
+  }
+
+  @Test
   void relayShutdown_publishesAnEmptyCatalogAndEndsStreams() throws Exception {
     RelayHarness h = new RelayHarness();
     SimWorker w = h.worker("ns/backend/generate", 91, card("llama", "aggregated", null, 0, 1)).start();
