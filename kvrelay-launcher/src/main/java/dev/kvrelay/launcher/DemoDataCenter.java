@@ -16,8 +16,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Thread-safe (the worker list is written only while the demo thread sets the data center up; the engine and
- * the planes are thread-safe): one data center of the demo. It holds the DC's own discovery store, event plane
+ * Thread-safe (the worker list is guarded by this object's monitor; the engine and the planes are thread-safe
+ * themselves): one data center of the demo. It holds the DC's own discovery store, event plane
  * and request plane, a {@link RelayEngine} watching them, and the simulated workers that advertise themselves
  * and publish their KV events there. Closing it stops the relay first, then the planes.
  */

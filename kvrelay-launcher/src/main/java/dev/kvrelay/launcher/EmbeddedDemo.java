@@ -42,6 +42,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Not thread-safe: one run on the caller's thread (the relays and the router run their own threads, which the
@@ -157,9 +158,10 @@ final class EmbeddedDemo {
     } catch (HashingInputException | RelayConfigException | RelayEngineException | DiscoveryDecodeException e) {
       throw new DemoException("the demo could not start: " + e.getMessage(), e);
     } finally {
-      stopRouter(router, routerThread);
-      for (int i = dcs.size() - 1; i >= 0; i--) {
-        dcs.get(i).close();
+      try {
+        stopRouter(router, routerThread);
+      } finally {
+        closeAll(dcs);
       }
     }
     DemoOutcome outcome = new DemoOutcome(checks, System.nanoTime() - started);
@@ -228,7 +230,8 @@ final class EmbeddedDemo {
    * Closes the router (its close runs on its own thread, after any task already queued), waits for that, then
    * stops the thread: nothing the router scheduled outlives the run.
    */
-  private static void stopRouter(RelayConsumer router, ScheduledExecutorService thread) throws InterruptedException {
+  private static void stopRouter(@Nullable RelayConsumer router, ScheduledExecutorService thread)
+      throws InterruptedException {
     try {
       if (router != null) {
         router.close();
@@ -239,6 +242,25 @@ final class EmbeddedDemo {
     } finally {
       thread.shutdownNow();
       thread.awaitTermination(2, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Closes every data center, the last started first; a failure to close one does not skip the others. */
+  private static void closeAll(List<DemoDataCenter> dcs) {
+    RuntimeException first = null;
+    for (int i = dcs.size() - 1; i >= 0; i--) {
+      try {
+        dcs.get(i).close();
+      } catch (RuntimeException e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
     }
   }
 
