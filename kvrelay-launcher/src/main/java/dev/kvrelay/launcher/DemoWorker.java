@@ -250,6 +250,11 @@ final class DemoWorker {
     return n;
   }
 
+  /** The number of recovery queries the relay sent this worker so far (tree dumps and event ranges). */
+  int recoveryQueries() {
+    return recoveryAnswers.received().size();
+  }
+
   private Rank rank(int rank) {
     Rank r = ranks.get(rank);
     if (r == null) {
@@ -309,6 +314,6 @@ final class DemoWorker {
   @Override
   public synchronized String toString() {
     return name + " (worker " + Long.toUnsignedString(workerId) + ", " + ranks.size() + " ranks, "
-        + cachedBlocks() + " blocks cached)";
+        + cachedBlocks() + " blocks cached, " + recoveryQueries() + " recovery queries answered)";
   }
 }
