@@ -1,172 +1,487 @@
 package dev.kvrelay.launcher;
 
-import dev.kvrelay.api.CkfFormat;
 import dev.kvrelay.api.DcId;
 import dev.kvrelay.api.DynamoEndpointId;
-import dev.kvrelay.api.IndexerDomainId;
-import dev.kvrelay.api.IndexerIdentity;
-import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.KvQueryHashFormat;
-import dev.kvrelay.api.ProducerIdentity;
-import dev.kvrelay.api.RelayIdentity;
-import dev.kvrelay.ckf.cbi1.Cbi1Encoder;
-import dev.kvrelay.ckf.consumer.Cbi1LaneFeed;
-import dev.kvrelay.ckf.consumer.CkfLaneOwner;
-import dev.kvrelay.ckf.consumer.GlobalCkfIndexer;
-import dev.kvrelay.ckf.consumer.GlobalCkfLaneIngestor;
-import dev.kvrelay.ckf.consumer.GlobalCkfManifest;
-import dev.kvrelay.ckf.consumer.GlobalCkfQueryResult;
-import dev.kvrelay.ckf.consumer.LaneLease;
+import dev.kvrelay.api.ModelRegistration;
+import dev.kvrelay.api.RelayException;
+import dev.kvrelay.ckf.hashing.HashingInputException;
 import dev.kvrelay.ckf.hashing.TokenBlockHasher;
-import dev.kvrelay.ckf.producer.BarrierSnapshot;
-import dev.kvrelay.ckf.producer.CkfDelta;
-import dev.kvrelay.ckf.producer.CkfProducer;
-import dev.kvrelay.ckf.producer.CkfProducerConfig;
-import dev.kvrelay.ckf.producer.CkfProducerStats;
-import dev.kvrelay.ckf.producer.CkfPublication;
-import dev.kvrelay.ckf.producer.StoredBatch;
+import dev.kvrelay.engine.RelayConfigException;
+import dev.kvrelay.engine.RelayEngineException;
+import dev.kvrelay.engine.actor.ExecutorActorScheduler;
+import dev.kvrelay.engine.catalog.KvPoolDescriptor;
+import dev.kvrelay.engine.stream.RelayStream;
+import dev.kvrelay.engine.topology.TopologyEntry;
+import dev.kvrelay.engine.topology.TopologyMember;
+import dev.kvrelay.engine.view.CatalogResult;
+import dev.kvrelay.engine.view.CatalogUpdate;
+import dev.kvrelay.engine.view.CatalogView;
+import dev.kvrelay.engine.view.ConsumerStats;
+import dev.kvrelay.engine.view.GlobalViewAnswer;
+import dev.kvrelay.engine.view.GlobalViewMatch;
+import dev.kvrelay.engine.view.ModelKey;
+import dev.kvrelay.engine.view.PoolReplica;
+import dev.kvrelay.engine.view.ReadinessSnapshot;
+import dev.kvrelay.engine.view.RelayConsumer;
+import dev.kvrelay.engine.view.RelaySource;
+import dev.kvrelay.engine.view.ReplicaStatus;
+import dev.kvrelay.spi.discovery.DiscoveryDecodeException;
 import java.io.PrintStream;
-import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Not thread-safe; runs on the caller's thread. The embedded default until the launcher issue lands:
- * one data center's pool fed by simulated workers, published as CBI1 and read back by a remote-style
- * consumer, showing the prefix depths a router in another data center would see.
+ * Not thread-safe: one run on the caller's thread (the relays and the router run their own threads, which the
+ * run stops before it returns). The embedded default until the launcher issue lands: the real relay engine in
+ * process for three data centers, read back by a router exactly as a remote router reads relays, and checked.
  *
- * <p>The walk: workers store prompts (token blocks hashed the Dynamo way, engine block ids random) →
- * {@link CkfProducer} (exact ownership + CKF) → barrier snapshot and deltas → CBI1 frames → a
- * {@link Cbi1LaneFeed} into a 16-lane {@link GlobalCkfIndexer} → prefix-depth queries for requests
- * that share a prefix with what the workers cached.
+ * <p>The walk: each DC gets its own discovery store, event plane and request plane, a {@code RelayEngine}
+ * watching them, and two simulated workers with two data-parallel ranks each that serve one model on one
+ * endpoint ({@link DemoWorker}: model card, endpoint instance, KV event sources, {@code Stored}/{@code Removed}
+ * events with Dynamo token-block hashes, answers to recovery queries). A {@link RelayConsumer} then reads the
+ * three relays through {@link RelaySource} (catalog → per-pool CKF replicas in a 16-lane global view, readiness)
+ * and answers "how long a prefix of this request does DC X cache?".
+ *
+ * <p>The workers' traffic (blocks of 16 tokens; S = a 4-block system prompt, A/B/C = documents of 4/6/2 blocks,
+ * X = an unrelated 5-block chat):
+ * <pre>
+ *   us-west     worker-1 rank 0 caches S+A, then evicts its last 2 blocks;  worker-2 rank 1 caches S + B[0]
+ *   us-east     worker-1 rank 1 caches S+B;                                 worker-2 rank 0 caches S+C
+ *   eu-central  worker-1 rank 0 caches S;                                   worker-2 rank 1 caches X
+ * </pre>
+ * so the exact prefix depths (blocks) of the requests are:
+ * <pre>
+ *   request                                  us-west  us-east  eu-central
+ *   S+A + question (11 blocks)                     6        4           4
+ *   S+B + question (13)                            5       10           4
+ *   S+C + question + 7-token tail (9 full)         4        6           4
+ *   S + question (7)                               4        4           4
+ *   X + follow-up (8)                              0        0           5
+ *   unrelated prompt (6)                           0        0           0
+ * </pre>
+ * The demo computes each expected depth from its workers' caches (not from this table), waits until the router's
+ * answers equal them (or a deadline passes), prints everything and reports whether every answer matched.
  */
 final class EmbeddedDemo {
-  private static final int BLOCK_SIZE = 16;
-  private static final int WORKERS = 4;
-  private static final int RANKS = 2;
-  private static final int PROMPTS = 2_000;
+  static final List<String> DATA_CENTERS = List.of("us-west", "us-east", "eu-central");
+  static final DynamoEndpointId ENDPOINT = new DynamoEndpointId("dynamo", "backend", "generate");
+  static final String MODEL = "meta-llama/Llama-3.1-8B-Instruct";
+  static final List<String> ALIASES = List.of("llama-3.1-8b");
+  static final int BLOCK_SIZE = 16;
+  static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(20);
+
+  private static final int WORKERS_PER_DC = 2;
+  private static final int RANKS_PER_WORKER = 2;
+  private static final long EXPECTED_UNIQUE_BLOCKS = 4096;
+  private static final int POOL_THREADS = 2;
+  private static final long POLL_MS = 5;
+  /** Replica max-age: three times the default pool heartbeat interval (10 s). */
+  private static final long REPLICA_MAX_AGE_US = 30_000_000L;
+  private static final String ROUTER_ID = "kvrelay-demo-router";
+  private static final int VOCABULARY = 128_000;
 
   private final PrintStream out;
-  private final String dcName;
+  private final Duration deadline;
 
-  EmbeddedDemo(PrintStream out, String dcName) {
+  /** A demo printing to {@code out} that waits at most {@code deadline} for the relays and the router. */
+  EmbeddedDemo(PrintStream out, Duration deadline) {
     this.out = out;
-    this.dcName = dcName;
+    this.deadline = deadline;
   }
 
-  void run() throws Exception {
-    // ---- identity of the pool, as the relay derives it from a worker's model card
-    DcId dc = DcId.derive(dcName);
-    DynamoEndpointId endpoint = DynamoEndpointId.parse("dynamo/backend/generate");
-    IndexerDomainId domain = IndexerIdentity.fromCard("meta/llama", "llama", BLOCK_SIZE, false, endpoint, null, null);
-    RelayIdentity relay = RelayIdentity.start(1, new SecureRandom());
-    CkfProducerConfig config = CkfProducerConfig.forExpectedBlocks(1_048_576).withPublishEveryNEvents(16);
-    CkfFormat format = config.format();
-    ProducerIdentity producerId =
-        new ProducerIdentity(new KvPoolId(domain, dc), relay.relayIncarnation(), 1, format);
-    out.printf("kvrelay embedded demo (no launcher yet)%n");
-    out.printf("  dc_id        %s -> %s%n", dcName, dc);
-    out.printf("  pool         %s%n", producerId.poolId());
-    out.printf("  ckf format   %s (%d KiB per lane)%n", format, format.bucketCount() * 8L / 1024);
+  /** One request of the self-check: a label and its tokens. */
+  private record Request(String label, int[] tokens) {}
 
-    // ---- producer side: one pool, workers storing prompts
-    CkfProducer producer = CkfProducer.create(config);
-    TokenBlockHasher hasher = TokenBlockHasher.create(KvQueryHashFormat.DYNAMO_STANDARD_V1, BLOCK_SIZE);
-    SplittableRandom rnd = new SplittableRandom(2026);
-    List<int[]> prompts = new ArrayList<>();
-    for (int i = 0; i < PROMPTS; i++) {
-      prompts.add(randomTokens(rnd, BLOCK_SIZE * (4 + rnd.nextInt(60))));
-    }
-
-    // ---- consumer side: a 16-lane global view with this DC on lane 0, subscribed before traffic
-    GlobalCkfIndexer<ProducerIdentity> view = GlobalCkfIndexer.create(
-        GlobalCkfManifest.of(42, format, List.of(new CkfLaneOwner<>(producerId, dc.value()))));
-    GlobalCkfLaneIngestor<ProducerIdentity> lane = view.claimLane(0);
-    LaneLease lease = new LaneLease(42, 0, 1);
-    lane.assign(producerId, format, lease);
-    Cbi1LaneFeed<ProducerIdentity> feed = new Cbi1LaneFeed<>(lane, producerId, dc.value(), lease, format);
-    BarrierSnapshot barrier = producer.snapshotAfterBarrier(lease.assignmentEpoch());
-    long wireBytes = 0;
-    int frames = 0;
-    for (byte[] chunk : Cbi1Encoder.encodeSnapshot(format, dc.value(), barrier.snapshot().sequence(),
-        barrier.snapshot().words())) {
-      require(feed.snapshotChunk(barrier.snapshot().sequence(), barrier.snapshot().sequence(), chunk));
-      wireBytes += chunk.length;
-      frames++;
-    }
-    out.printf("  snapshot     sequence %d, %d chunk frame(s), %d bytes%n",
-        barrier.snapshot().sequence(), frames, wireBytes);
-
-    StoredBatch batch = new StoredBatch(64);
-    long[] blockHashes = new long[64];
-    long deltaBytes = 0;
-    int deltas = 0;
-    long blocks = 0;
-    for (int i = 0; i < PROMPTS; i++) {
-      int[] tokens = prompts.get(i);
-      int n = hasher.blockHashes(tokens, blockHashes);
-      int worker = rnd.nextInt(WORKERS);
-      batch.reset(worker, rnd.nextInt(RANKS));
-      for (int b = 0; b < n; b++) {
-        batch.addBlock(rnd.nextLong(), blockHashes[b]); // engine block ids are opaque: random here
+  /**
+   * Runs the demo: starts the relays and workers, drives the traffic, reads everything back through the router,
+   * prints it and stops every relay, plane and thread it started (also on failure).
+   *
+   * @throws DemoException if a relay or the router does not come up before the deadline, or a part refuses to
+   *     start
+   * @throws InterruptedException if the calling thread is interrupted while waiting
+   */
+  DemoOutcome run() throws DemoException, InterruptedException {
+    long started = System.nanoTime();
+    List<PrefixCheck> checks;
+    List<DemoDataCenter> dcs = new ArrayList<>();
+    ScheduledExecutorService routerThread = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, ROUTER_ID);
+      t.setDaemon(true);
+      return t;
+    });
+    RelayConsumer router = null;
+    try {
+      TokenBlockHasher hasher = TokenBlockHasher.create(KvQueryHashFormat.DYNAMO_STANDARD_V1, BLOCK_SIZE);
+      out.printf("kvrelay embedded demo: %d relays (RelayEngine, in process) and one router (RelayConsumer)%n",
+          DATA_CENTERS.size());
+      out.printf("  model %s on %s, KV blocks of %d tokens; %d workers x %d ranks per DC%n%n", MODEL, ENDPOINT,
+          BLOCK_SIZE, WORKERS_PER_DC, RANKS_PER_WORKER);
+      for (int d = 0; d < DATA_CENTERS.size(); d++) {
+        DemoDataCenter dc = DemoDataCenter.start(DATA_CENTERS.get(d), EXPECTED_UNIQUE_BLOCKS, POOL_THREADS);
+        dcs.add(dc);
+        for (int w = 1; w <= WORKERS_PER_DC; w++) {
+          dc.addWorker("worker-" + w, 0x1000L * (d + 1) + w, ENDPOINT, MODEL, ALIASES, RANKS_PER_WORKER, hasher);
+        }
       }
-      producer.stored(batch);
-      blocks += n;
-      if (producer.shouldDrain()) {
-        CkfPublication p = producer.drain();
-        if (p instanceof CkfDelta delta) {
-          byte[] frame = Cbi1Encoder.encodeDelta(format, dc.value(), delta.baseSequence(), delta.sequence(),
-              delta.buckets(), delta.words(), delta.imageCount());
-          require(feed.delta(delta.baseSequence(), delta.sequence(), frame));
-          deltaBytes += frame.length;
-          deltas++;
+      long until = System.nanoTime() + deadline.toNanos();
+      KvPoolDescriptor firstPool = awaitPools(dcs, until);
+
+      router = buildRouter(firstPool, dcs, routerThread);
+      router.start();
+      // Subscribed before the traffic: the workers' blocks then reach the router as CBI1 deltas, not a snapshot.
+      awaitLiveReplicas(router, dcs.size(), until);
+
+      Map<String, int[]> segments = segments();
+      driveTraffic(dcs, segments);
+      List<Request> requests = requests(segments);
+
+      checks = awaitAnswers(router, dcs, requests, hasher, until);
+      printWorkers(dcs);
+      printCatalogs(dcs);
+      printReadiness(router);
+      printMatches(checks, requests.size());
+      printRouter(router);
+    } catch (HashingInputException | RelayConfigException | RelayEngineException | DiscoveryDecodeException e) {
+      throw new DemoException("the demo could not start: " + e.getMessage(), e);
+    } finally {
+      try {
+        stopRouter(router, routerThread);
+      } finally {
+        closeAll(dcs);
+      }
+    }
+    DemoOutcome outcome = new DemoOutcome(checks, System.nanoTime() - started);
+    long matched = checks.stream().filter(PrefixCheck::passed).count();
+    out.printf("%n%s: %d of %d answers equal the expected depth; relays, planes and router stopped; %.2f s%n",
+        outcome.passed() ? "OK" : "FAILED", matched, checks.size(), outcome.elapsedNanos() / 1e9);
+    return outcome;
+  }
+
+  // ------------------------------------------------------------------ set-up
+
+  /** Waits until every relay lists a pool for the endpoint; returns the first DC's descriptor. */
+  private static KvPoolDescriptor awaitPools(List<DemoDataCenter> dcs, long untilNanos)
+      throws DemoException, InterruptedException {
+    while (true) {
+      List<String> missing = new ArrayList<>();
+      for (DemoDataCenter dc : dcs) {
+        if (dc.pool(ENDPOINT).isEmpty()) {
+          missing.add(dc.name());
+        }
+      }
+      if (missing.isEmpty()) {
+        return dcs.get(0).pool(ENDPOINT).orElseThrow();
+      }
+      if (System.nanoTime() > untilNanos) {
+        throw new DemoException("no pool for " + ENDPOINT + " in time at " + missing);
+      }
+      Thread.sleep(POLL_MS);
+    }
+  }
+
+  /** A router reading every DC's relay for the pool's indexer domain, on its own serial thread. */
+  private static RelayConsumer buildRouter(KvPoolDescriptor pool, List<DemoDataCenter> dcs,
+      ScheduledExecutorService thread) {
+    RelayConsumer.Builder b = RelayConsumer.builder()
+        .consumerInstance(1)
+        .domain(pool.poolId().indexerDomain())
+        .format(pool.producer().ckfFormat())
+        .semantics(pool.querySemantics())
+        .maxAgeUs(REPLICA_MAX_AGE_US)
+        .subscriberIdBase(ROUTER_ID)
+        .scheduler(new ExecutorActorScheduler(thread))
+        .clocks(System::nanoTime, () -> System.currentTimeMillis() * 1_000L);
+    for (DemoDataCenter dc : dcs) {
+      b.source(dc.name(), dc.relay());
+    }
+    return b.build();
+  }
+
+  /** Waits until the router holds one LIVE replica (snapshot installed) per DC. */
+  private static void awaitLiveReplicas(RelayConsumer router, int count, long untilNanos)
+      throws DemoException, InterruptedException {
+    while (true) {
+      List<ReplicaStatus> states = router.replicaStates();
+      if (states.size() == count && states.stream().allMatch(r -> r.state() == PoolReplica.State.LIVE)) {
+        return;
+      }
+      if (System.nanoTime() > untilNanos) {
+        throw new DemoException("the router's replicas did not become LIVE in time: " + states);
+      }
+      Thread.sleep(POLL_MS);
+    }
+  }
+
+  /**
+   * Closes the router (its close runs on its own thread, after any task already queued), waits for that, then
+   * stops the thread: nothing the router scheduled outlives the run.
+   */
+  private static void stopRouter(@Nullable RelayConsumer router, ScheduledExecutorService thread)
+      throws InterruptedException {
+    try {
+      if (router != null) {
+        router.close();
+        thread.submit(() -> { }).get(2, TimeUnit.SECONDS);
+      }
+    } catch (ExecutionException | TimeoutException e) {
+      // the thread is stopped below either way
+    } finally {
+      thread.shutdownNow();
+      thread.awaitTermination(2, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Closes every data center, the last started first; a failure to close one does not skip the others. */
+  private static void closeAll(List<DemoDataCenter> dcs) {
+    RuntimeException first = null;
+    for (int i = dcs.size() - 1; i >= 0; i--) {
+      try {
+        dcs.get(i).close();
+      } catch (RuntimeException e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
         }
       }
     }
-    CkfPublication tail = producer.drain();
-    if (tail instanceof CkfDelta delta) {
-      byte[] frame = Cbi1Encoder.encodeDelta(format, dc.value(), delta.baseSequence(), delta.sequence(),
-          delta.buckets(), delta.words(), delta.imageCount());
-      require(feed.delta(delta.baseSequence(), delta.sequence(), frame));
-      deltaBytes += frame.length;
-      deltas++;
-    }
-    CkfProducerStats stats = producer.stats();
-    out.printf("  ingested     %d prompts, %d blocks from %d workers x %d ranks%n", PROMPTS, blocks, WORKERS, RANKS);
-    out.printf("  producer     %s%n", stats);
-    out.printf("  deltas       %d frames, %d bytes (sequence now %d; replica installed %d)%n",
-        deltas, deltaBytes, producer.lastSequence(), lane.installedSequence());
-
-    // ---- a remote router's questions
-    GlobalCkfQueryResult<ProducerIdentity> result = view.newQueryResult();
-    out.printf("%n  request                                   blocks  cached prefix (blocks / tokens)%n");
-    for (int q = 0; q < 6; q++) {
-      int[] base = prompts.get(rnd.nextInt(PROMPTS));
-      int keep = q == 5 ? 0 : 1 + rnd.nextInt(base.length / BLOCK_SIZE);
-      int[] request = new int[keep * BLOCK_SIZE + BLOCK_SIZE * 8];
-      System.arraycopy(base, 0, request, 0, keep * BLOCK_SIZE);
-      int[] fresh = randomTokens(rnd, request.length - keep * BLOCK_SIZE);
-      System.arraycopy(fresh, 0, request, keep * BLOCK_SIZE, fresh.length);
-      long[] sequenceHashes = hasher.sequenceHashes(request);
-      view.query(sequenceHashes, result);
-      int depth = result.prefixDepth(0);
-      String what = keep == 0 ? "unrelated prompt" : "shares " + keep + " block(s) with a cached prompt";
-      out.printf("  %-41s %6d  %6d / %d%n", what, sequenceHashes.length, depth, depth * BLOCK_SIZE);
+    if (first != null) {
+      throw first;
     }
   }
 
-  private static int[] randomTokens(SplittableRandom rnd, int n) {
-    int[] t = new int[n];
-    for (int i = 0; i < n; i++) {
-      t[i] = rnd.nextInt(128_000);
+  // ------------------------------------------------------------------ the workers' traffic
+
+  /** Deterministic token segments (same tokens on every run and JVM). */
+  private static Map<String, int[]> segments() {
+    Map<String, int[]> s = new LinkedHashMap<>();
+    s.put("S", tokens("system prompt", 4 * BLOCK_SIZE));
+    s.put("A", tokens("document A", 4 * BLOCK_SIZE));
+    s.put("B", tokens("document B", 6 * BLOCK_SIZE));
+    s.put("C", tokens("document C", 2 * BLOCK_SIZE));
+    s.put("X", tokens("another chat", 5 * BLOCK_SIZE));
+    s.put("Q1", tokens("question 1", 3 * BLOCK_SIZE));
+    s.put("Q2", tokens("question 2", 3 * BLOCK_SIZE));
+    s.put("Q3", tokens("question 3", 3 * BLOCK_SIZE));
+    s.put("tail", tokens("partial tail", 7));
+    return s;
+  }
+
+  /** What each DC's workers cache and evict (see the class comment). */
+  private static void driveTraffic(List<DemoDataCenter> dcs, Map<String, int[]> seg) {
+    int[] s = seg.get("S");
+    int[] sa = concat(s, seg.get("A"));
+    int[] sb = concat(s, seg.get("B"));
+    int[] sc = concat(s, seg.get("C"));
+
+    List<DemoWorker> west = dcs.get(0).workers();
+    west.get(0).cache(0, sa);
+    west.get(1).cache(1, Arrays.copyOf(sb, 5 * BLOCK_SIZE));
+    west.get(0).evict(0, sa, 6);
+
+    List<DemoWorker> east = dcs.get(1).workers();
+    east.get(0).cache(1, sb);
+    east.get(1).cache(0, sc);
+
+    List<DemoWorker> eu = dcs.get(2).workers();
+    eu.get(0).cache(0, s);
+    eu.get(1).cache(1, seg.get("X"));
+  }
+
+  /** The router's requests. */
+  private static List<Request> requests(Map<String, int[]> seg) {
+    int[] s = seg.get("S");
+    return List.of(
+        new Request("S+A + question", concat(s, seg.get("A"), seg.get("Q1"))),
+        new Request("S+B + question", concat(s, seg.get("B"), seg.get("Q2"))),
+        new Request("S+C + question + 7-token tail", concat(s, seg.get("C"), seg.get("Q3"), seg.get("tail"))),
+        new Request("S + question", concat(s, seg.get("Q1"))),
+        new Request("X + follow-up", concat(seg.get("X"), seg.get("Q2"))),
+        new Request("unrelated prompt", concat(seg.get("Q3"), seg.get("Q1"))));
+  }
+
+  private static int[] tokens(String label, int count) {
+    SplittableRandom random = new SplittableRandom(label.hashCode());
+    int[] t = new int[count];
+    for (int i = 0; i < count; i++) {
+      t[i] = 1 + random.nextInt(VOCABULARY - 1);
     }
     return t;
   }
 
-  private static void require(Cbi1LaneFeed.FeedResult r) {
-    if (r.endsStream()) {
-      throw new IllegalStateException("consumer rejected a frame: " + r);
+  private static int[] concat(int[]... parts) {
+    int n = 0;
+    for (int[] p : parts) {
+      n += p.length;
     }
+    int[] all = new int[n];
+    int at = 0;
+    for (int[] p : parts) {
+      System.arraycopy(p, 0, all, at, p.length);
+      at += p.length;
+    }
+    return all;
+  }
+
+  // ------------------------------------------------------------------ the router's answers
+
+  /**
+   * Asks the router until every answer equals the exact depth and every DC reads READY, or the deadline passes;
+   * returns the last round of checks.
+   */
+  private static List<PrefixCheck> awaitAnswers(RelayConsumer router, List<DemoDataCenter> dcs,
+      List<Request> requests, TokenBlockHasher hasher, long untilNanos) throws InterruptedException {
+    Map<DcId, String> dcNames = new HashMap<>();
+    for (DemoDataCenter dc : dcs) {
+      dcNames.put(dc.relay().config().dcId(), dc.name());
+    }
+    while (true) {
+      List<PrefixCheck> checks = new ArrayList<>();
+      for (Request r : requests) {
+        long[] chain = hasher.sequenceHashes(r.tokens());
+        GlobalViewAnswer answer = router.query(r.tokens(), MODEL);
+        Map<String, GlobalViewMatch> byDc = new HashMap<>();
+        if (answer.status() == GlobalViewAnswer.Status.ANSWERED) {
+          for (GlobalViewMatch m : answer.matches()) {
+            byDc.put(dcNames.get(m.dcId()), m);
+          }
+        }
+        for (DemoDataCenter dc : dcs) {
+          GlobalViewMatch m = byDc.get(dc.name());
+          checks.add(new PrefixCheck(r.label(), dc.name(), chain.length, dc.exactDepth(chain),
+              m == null ? PrefixCheck.NO_ANSWER : m.depthBlocks(), m == null ? 0 : m.matchedTokens()));
+        }
+      }
+      boolean allReady = dcs.stream().allMatch(dc -> router.readiness(dc.name())
+          .map(s -> s.isReady(ENDPOINT.namespace(), MODEL)).orElse(false));
+      if ((allReady && checks.stream().allMatch(PrefixCheck::passed)) || System.nanoTime() > untilNanos) {
+        return checks;
+      }
+      Thread.sleep(POLL_MS);
+    }
+  }
+
+  // ------------------------------------------------------------------ printing
+
+  /** What each worker caches now. */
+  private void printWorkers(List<DemoDataCenter> dcs) {
+    for (DemoDataCenter dc : dcs) {
+      for (DemoWorker w : dc.workers()) {
+        out.printf("worker %s%n", w);
+      }
+    }
+    out.println();
+  }
+
+  /** Each DC's catalog as a router reads it: the first update of a catalog watch, validated by a CatalogView. */
+  private void printCatalogs(List<DemoDataCenter> dcs) throws InterruptedException {
+    for (DemoDataCenter dc : dcs) {
+      RelaySource source = dc.relay();
+      CatalogView view = new CatalogView();
+      CatalogUpdate update = null;
+      String problem = null;
+      try (RelayStream<CatalogUpdate> stream = source.watchCatalog(ROUTER_ID + "/print-catalog")) {
+        update = stream.poll(2, TimeUnit.SECONDS);
+      } catch (RelayException e) {
+        problem = "catalog watch refused: " + e.getMessage();
+      }
+      if (update == null) {
+        out.printf("catalog of %s: %s%n", dc.name(), problem == null ? "no update received" : problem);
+        continue;
+      }
+      CatalogResult result = view.apply(update, System.nanoTime() / 1_000L);
+      out.printf("catalog of %s (dc_id %s, %s, revision %s)%n", dc.name(), dc.relay().config().dcId(),
+          view.relay(), view.revision().map(Long::toUnsignedString).orElse("-"));
+      if (result instanceof CatalogResult.Rejected rejected) {
+        out.printf("  rejected: %s %s%n", rejected.error(), rejected.detail());
+      }
+      for (KvPoolDescriptor d : view.pools().values()) {
+        out.printf("  pool         %s%n", d.poolId());
+        out.printf("  producer     incarnation %s, layout generation %s, %s%n",
+            Long.toUnsignedString(d.producer().producerIncarnation()),
+            Long.toUnsignedString(d.producer().layoutGeneration()), d.producer().ckfFormat());
+        out.printf("  endpoint     %s, %s%n", d.servingEndpoint(), d.querySemantics());
+        out.printf("  roles        %s%n", d.poolRoles());
+        for (ModelRegistration m : d.registrations()) {
+          out.printf("  registration %s -> %s, aliases %s%n", m.canonicalModelId(), m.target(), m.aliases());
+        }
+      }
+    }
+    out.println();
+  }
+
+  /** Each DC's readiness entries as the router holds them. */
+  private void printReadiness(RelayConsumer router) {
+    for (String dc : DATA_CENTERS) {
+      ReadinessSnapshot s = router.readiness(dc).orElse(ReadinessSnapshot.EMPTY);
+      out.printf("readiness of %s (revision %s)%n", dc, Long.toUnsignedString(s.revision()));
+      List<Map.Entry<ModelKey, TopologyEntry>> entries = new ArrayList<>(s.entries().entrySet());
+      entries.sort(Comparator.comparing((Map.Entry<ModelKey, TopologyEntry> e) -> e.getKey().namespace())
+          .thenComparing(e -> e.getKey().canonicalModelId()));
+      for (Map.Entry<ModelKey, TopologyEntry> e : entries) {
+        TopologyEntry t = e.getValue();
+        out.printf("  %s / %s: %s, present %s, missing %s%n", t.namespace(), t.canonicalModelId(), t.state(),
+            t.presentRoles(), t.missingRoles());
+        for (TopologyMember m : t.members()) {
+          out.printf("    member %s %s -> pool %s%n", m.endpoint(), m.roles(),
+              m.poolId().map(Object::toString).orElse("(none)"));
+        }
+      }
+      s.quarantined().forEach((k, why) -> out.printf("  quarantined %s: %s%n", k, why));
+    }
+    out.println();
+  }
+
+  /** The self-check table: per request and DC, answered depth / matched tokens and [expected depth]. */
+  private void printMatches(List<PrefixCheck> checks, int requestCount) {
+    out.printf("prefix matches: answered blocks / matched tokens per DC, [expected blocks from the workers' caches]%n");
+    StringBuilder header = new StringBuilder(String.format("  %-32s %6s", "request", "blocks"));
+    for (String dc : DATA_CENTERS) {
+      header.append(String.format("   %-16s", dc));
+    }
+    out.println(header);
+    int perRequest = checks.size() / Math.max(1, requestCount);
+    for (int i = 0; i < checks.size(); i += perRequest) {
+      PrefixCheck first = checks.get(i);
+      StringBuilder line = new StringBuilder(String.format("  %-32s %6d", first.request(), first.requestBlocks()));
+      for (int j = i; j < i + perRequest; j++) {
+        PrefixCheck c = checks.get(j);
+        String answered = c.answeredBlocks() == PrefixCheck.NO_ANSWER
+            ? "none" : c.answeredBlocks() + " / " + c.answeredTokens();
+        line.append(String.format("   %-16s", answered + " [" + c.expectedBlocks() + "]" + (c.passed() ? "" : " !!")));
+      }
+      out.println(line);
+    }
+  }
+
+  /** The router's replicas and counters. */
+  private void printRouter(RelayConsumer router) {
+    out.println();
+    for (ReplicaStatus r : router.replicaStates()) {
+      out.printf("router replica %-10s lane %d %s%n", r.source(), r.lane(), r.state());
+    }
+    ConsumerStats s = router.stats();
+    out.printf("router counters: %d subscriptions, %d resubscriptions, %d frames applied, invalidations %s, "
+            + "stream errors %s, catalog rejections %s%n", s.subscriptions(), s.resubscriptions(),
+        s.framesApplied(), s.invalidations(), s.poolStreamErrors(), s.catalogRejections());
+  }
+
+  @Override
+  public String toString() {
+    return "EmbeddedDemo[" + String.join(", ", DATA_CENTERS) + ", deadline " + deadline + "]";
   }
 }
