@@ -51,6 +51,8 @@ class RelayEngineBadInputTest {
       RelayEngineStats s = awaitStats(h, x -> x.sourceFaults() >= 1);
       assertThat(s.rejectedSources()).isGreaterThanOrEqualTo(1);
       // RejectSource: the source is ineligible until its identity changes; its later events are dropped, counted.
+      // (The rejection reaches the source's recovery asynchronously: actor → control task → recovery.)
+      awaitStats(h, x -> x.pools().get(0).recovery().rejectedSources() == 1);
       w.emitRaw(0, new KvEventData.Stored(OptionalLong.empty(), OptionalLong.empty(), List.of(StoredBlock.of(778, 43))));
       awaitStats(h, x -> x.pools().get(0).recovery().rejectedSourceEvents() >= 1);
       h.awaitExact(r, d, w::liveCanonicals);
