@@ -120,8 +120,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
     this.requestPlane = b.requestPlane;
     this.nanoTime = System::nanoTime;
     this.epochMillis = System::currentTimeMillis;
-    long drt = config.drtInstanceId().isPresent() ? config.drtInstanceId().getAsLong()
-        : b.random.nextLong() & 0x001F_FFFF_FFFF_FFFFL; // decision (b) of producer.md §1.1: random 53-bit per process
+    long drt = config.drtInstanceId().isPresent() ? config.drtInstanceId().getAsLong() : ProcessInstance.ID;
     long incarnation = b.relayIncarnation != null ? b.relayIncarnation : RelayIdentity.newRelayIncarnation(b.random);
     this.identity = new RelayIdentity(drt, incarnation);
     this.controlExecutor = Executors.newSingleThreadScheduledExecutor(daemon("kvrelay-control"));
@@ -611,6 +610,17 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
     }
   }
 
+  /**
+   * Immutable and thread-safe: this process's runtime instance id when none is configured (producer.md §1.1 decision
+   * (b)): 53 random bits, drawn once per process, so it stays constant across in-process relay restarts while each
+   * start gets a new incarnation.
+   */
+  static final class ProcessInstance {
+    static final long ID = new SecureRandom().nextLong() & 0x001F_FFFF_FFFF_FFFFL;
+
+    private ProcessInstance() {}
+  }
+
   /** Not thread-safe: a set-once builder; {@link #build()} validates across fields and starts the engine. */
   public static final class Builder {
     private @Nullable RelayEngineConfig config;
@@ -670,7 +680,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
       return this;
     }
 
-    /** The random source of the incarnation and of a generated runtime instance id (tests). */
+    /** The random source of the relay incarnation (tests). */
     Builder random(RandomGenerator value) {
       random = Objects.requireNonNull(value);
       return this;

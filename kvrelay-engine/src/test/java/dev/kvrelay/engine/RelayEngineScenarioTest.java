@@ -336,7 +336,10 @@ class RelayEngineScenarioTest {
       // The new relay recovers the worker's cache through a tree dump: nothing is lost across the restart.
       WireReplica r = h.subscribe(after, "router");
       h.awaitExact(r, after, () -> union(w));
-      assertThat(drt).isNotZero();
+      // producer.md §1.1: drt_instance_id stays constant across in-process restarts (decision (b): one random 53-bit
+      // id per process when none is configured); only the incarnation changes.
+      assertThat(h.engine.identity().drtInstanceId()).isEqualTo(drt);
+      assertThat(drt).isBetween(0L, 0x001F_FFFF_FFFF_FFFFL);
     }
   }
 
