@@ -608,6 +608,8 @@ final class RelayHost {
     } else if (fault.disposition() == FaultDisposition.REJECT_SOURCE) {
       rejectedSources.increment();
       runtime.recovery.rejectSource(fault.member(), fault.publisherId());
+    } else if (fault.disposition() == FaultDisposition.REPORT_RESOURCE_FAILURE) {
+      runtime.recovery.resync(fault.member(), fault.publisherId());
     }
   }
 

@@ -38,6 +38,7 @@ final class Counters {
         get(Counter.RETRIES), get(Counter.PERMIT_WAITS), get(Counter.LATE_ANSWERS), get(Counter.TREE_DUMPS),
         get(Counter.REPLACEMENTS), get(Counter.INVALID_TREE_DUMPS), get(Counter.LIFECYCLE_RESETS),
         get(Counter.LIVE_ONLY_RESETS), get(Counter.DEGRADED_RESETS), get(Counter.EXHAUSTED), get(Counter.DISCARDED),
-        get(Counter.SUBMIT_REJECTED), get(Counter.REJECTED_SOURCES), get(Counter.REJECTED_SOURCE_EVENTS));
+        get(Counter.SUBMIT_REJECTED), get(Counter.REJECTED_SOURCES), get(Counter.REJECTED_SOURCE_EVENTS),
+        get(Counter.RESYNCS));
   }
 }

@@ -184,6 +184,29 @@ public final class PoolRecovery implements AutoCloseable {
     });
   }
 
+  /**
+   * The pool actor could not apply an event of {@code member} for lack of resources (disposition
+   * ReportResourceFailure, producer.md §3.5): the source's state is now incomplete, so a recoverable source restores
+   * in full from the worker and a live-only one is reset and re-learned. A stale report is ignored. Any thread.
+   */
+  public void resync(MemberId member, long publisherId) {
+    post(() -> {
+      Slot s = byMember.get(member);
+      if (s == null || s.rejected || s.binding.publisherId() != publisherId) {
+        return;
+      }
+      counters.add(Counter.RESYNCS);
+      invalidate(s);
+      s.hasCursor = false;
+      if (s.recoverable) {
+        startRecovery(s);
+      } else {
+        s.phase = Phase.LIVE;
+        resetRank(s.member, false, Counter.LIVE_ONLY_RESETS);
+      }
+    });
+  }
+
   /** A snapshot of the counters. */
   public RecoveryStats stats() {
     return counters.snapshot();

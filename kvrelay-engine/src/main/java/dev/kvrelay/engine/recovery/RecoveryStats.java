@@ -32,6 +32,7 @@ import java.util.Map;
  * @param submitRejected commands the pool actor refused
  * @param rejectedSources sources made ineligible after a source protocol fault (until their identity changes)
  * @param rejectedSourceEvents events of ineligible sources, dropped
+ * @param resyncs full restores (or live-only resets) forced by a resource failure of the pool actor
  */
 public record RecoveryStats(
     long applied,
@@ -59,7 +60,8 @@ public record RecoveryStats(
     long discarded,
     long submitRejected,
     long rejectedSources,
-    long rejectedSourceEvents) {
+    long rejectedSourceEvents,
+    long resyncs) {
 
   /** Copies the failure map. */
   public RecoveryStats {

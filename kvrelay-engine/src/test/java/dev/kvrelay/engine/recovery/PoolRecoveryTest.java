@@ -443,6 +443,24 @@ class PoolRecoveryTest {
   }
 
   @Test
+  void resourceFailureResyncRestoresARecoverableSourceInFull() {
+    RecoveryFixture f = bound(recoverable(MEMBER, PUBLISHER));
+    ScriptedWorker w = f.worker(WORKER).thenAnswer(dump(1)).thenAnswer(dump(2, stored(MEMBER, 0, 11, 21)));
+    f.live(stored(2));
+    f.scheduler.advanceMs(5);
+    assertThat(w.received()).hasSize(1);
+    f.recovery.resync(MEMBER, PUBLISHER + 1); // stale: another publisher
+    f.scheduler.runReady();
+    assertThat(w.received()).hasSize(1);
+    f.recovery.resync(MEMBER, PUBLISHER);
+    f.scheduler.advanceMs(10);
+    assertThat(w.received()).hasSize(2);
+    assertThat(w.received().get(1).request()).isEqualTo(WorkerKvQueryRequest.fullRestore(WORKER, 0));
+    assertThat(f.commands(PoolCommand.ReplaceRanks.class)).hasSize(2);
+    assertThat(f.stats().resyncs()).isEqualTo(1);
+  }
+
+  @Test
   void rejectedLifecycleResetFencesTheMemberUntilARetriedResetSucceeds() {
     MemberId a = new MemberId(1, 0);
     RecoveryFixture f = new RecoveryFixture();
