@@ -133,6 +133,8 @@ final class RelayHost {
     @Nullable PoolRuntime runtime;
     boolean claimed;
     long retryDelayMs;
+    /** True while a start failure's backoff runs; then {@link #retryAtNanos} is meaningful. */
+    boolean backingOff;
     long retryAtNanos;
     MaterializationDecision.@Nullable Materialize failedBinding;
 
@@ -355,10 +357,10 @@ final class RelayHost {
     }
     if (desired != null && !desired.equals(slot.failedBinding)) {
       slot.retryDelayMs = 0;
-      slot.retryAtNanos = 0;
+      slot.backingOff = false;
       slot.failedBinding = null;
     }
-    if (runtime == null && desired != null && engine.nanoTime() - slot.retryAtNanos >= 0) {
+    if (runtime == null && desired != null && (!slot.backingOff || engine.nanoTime() - slot.retryAtNanos >= 0)) {
       start(slot, m, desired, sourceView);
     }
   }
@@ -547,6 +549,7 @@ final class RelayHost {
     slot.runtime = runtime;
     slot.failedBinding = null;
     slot.retryDelayMs = 0;
+    slot.backingOff = false;
     poolStarts.increment();
     LOG.log(Level.INFO, () -> "pool " + poolId + " started for " + m.endpoint() + " (layout generation "
         + Long.toUnsignedString(generation) + ")");
@@ -556,6 +559,7 @@ final class RelayHost {
     poolStartFailures.increment();
     slot.retryDelayMs = slot.retryDelayMs == 0 ? RETRY_INITIAL_MS : Math.min(RETRY_MAX_MS, slot.retryDelayMs * 2);
     slot.retryAtNanos = engine.nanoTime() + TimeUnit.MILLISECONDS.toNanos(slot.retryDelayMs);
+    slot.backingOff = true;
     Level level = slot.failedBinding == null ? Level.ERROR : Level.DEBUG;
     slot.failedBinding = binding;
     LOG.log(level, "pool start failed (" + why + "); retrying in " + slot.retryDelayMs + " ms");
