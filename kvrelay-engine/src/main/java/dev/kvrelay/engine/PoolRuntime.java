@@ -45,6 +45,9 @@ final class PoolRuntime {
   KvPoolDescriptor descriptor;
   List<SourceBinding> sources = List.of();
   Map<Long, dev.kvrelay.spi.discovery.RuntimeConfig> runtimeConfigs = Map.of();
+  /** The host's pending-fault queue of this generation (producer.md §3.5). */
+  final SourceFaultQueue faults = new SourceFaultQueue();
+
   /** Set when a fault or the hub asks for a fenced retirement; the next reconcile retires and restarts. */
   @Nullable String fenceReason;
   boolean retired;

@@ -320,7 +320,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
         host.gracefulRetirements.sum(), host.fencedRetirements.sum(), host.sourceFaults.sum(),
         host.rejectedSources.sum(), host.hubFaults.sum(), host.discoveryErrors.sum(), host.discoveryDecodeErrors.sum(),
         host.eventDecodeErrors.sum(), host.loadObservations.sum(), host.loadRejected.sum(),
-        host.unexpectedMessages.sum(), host.channelErrors.sum());
+        host.unexpectedMessages.sum(), host.channelErrors.sum(), host.faultQueueOverflows.sum());
   }
 
   /**

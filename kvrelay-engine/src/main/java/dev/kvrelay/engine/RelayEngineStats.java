@@ -28,6 +28,7 @@ import java.util.List;
  * @param loadRejected load reports not applied (stale, advisory, unknown rank, above capacity)
  * @param unexpectedMessages messages of the wrong kind on a subscription
  * @param channelErrors event channels the plane refused to connect to (channel-connecting planes)
+ * @param faultQueueOverflows pool generations fenced because more than 16 sources had pending faults
  */
 public record RelayEngineStats(
     RelayIdentity identity,
@@ -49,7 +50,8 @@ public record RelayEngineStats(
     long loadObservations,
     long loadRejected,
     long unexpectedMessages,
-    long channelErrors) {
+    long channelErrors,
+    long faultQueueOverflows) {
 
   /** Copies the pool list. */
   public RelayEngineStats {

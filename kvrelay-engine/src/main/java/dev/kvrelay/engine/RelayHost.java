@@ -126,6 +126,7 @@ final class RelayHost {
   final LongAdder loadRejected = new LongAdder();
   final LongAdder unexpectedMessages = new LongAdder();
   final LongAdder channelErrors = new LongAdder();
+  final LongAdder faultQueueOverflows = new LongAdder();
 
   /** Confined to the control task: one serving endpoint's slot, its incarnation (claims topology availability) and its pool. */
   private static final class Slot {
@@ -521,7 +522,13 @@ final class RelayHost {
     };
     HubSlot hub = engine.hubs().attach(poolId, producer, config.ckfFormat(), source);
     PoolActor actor = PoolActor.start(ckf, engine.actorConfig(), engine.actorScheduler(), hub,
-        fault -> engine.control(() -> onSourceFault(runtimeRef.get(), fault)));
+        fault -> {
+          sourceFaults.increment();
+          PoolRuntime r = runtimeRef.get();
+          if (r != null && r.faults.offer(fault)) {
+            engine.control(() -> onSourceFaults(r));
+          }
+        });
     actorRef.set(actor);
     PoolRecovery recovery = new PoolRecovery(poolId, engine.recoverySettings(), actor::submit,
         engine.requestPlane(), engine.recoveryPermits(), engine.actorScheduler(), engine::nanoTime);
@@ -601,19 +608,28 @@ final class RelayHost {
 
   // ------------------------------------------------------------------ faults
 
-  void onSourceFault(@Nullable PoolRuntime runtime, SourceFault fault) {
-    sourceFaults.increment();
-    if (runtime == null || runtime.retired) {
+  /** Handles the faults queued by one pool's actor (producer.md §3.5 host queue). */
+  void onSourceFaults(PoolRuntime runtime) {
+    SourceFaultQueue.Taken pending = runtime.faults.take();
+    if (runtime.retired) {
       return;
     }
-    if (fault.disposition() == FaultDisposition.FENCE_AND_REBUILD_PRODUCER) {
-      runtime.fenceReason = "producer fault " + fault.kind();
+    if (pending.fence() || pending.overflow()) {
+      if (pending.overflow()) {
+        faultQueueOverflows.increment();
+      }
+      runtime.fenceReason = pending.fence() ? "producer fault (fence and rebuild)"
+          : "more than " + SourceFaultQueue.MAX_PENDING_SOURCE_FAULTS + " sources with pending faults";
       reconcile();
-    } else if (fault.disposition() == FaultDisposition.REJECT_SOURCE) {
-      rejectedSources.increment();
-      runtime.recovery.rejectSource(fault.member(), fault.publisherId());
-    } else if (fault.disposition() == FaultDisposition.REPORT_RESOURCE_FAILURE) {
-      runtime.recovery.resync(fault.member(), fault.publisherId());
+      return;
+    }
+    for (SourceFault fault : pending.faults()) {
+      if (fault.disposition() == FaultDisposition.REJECT_SOURCE) {
+        rejectedSources.increment();
+        runtime.recovery.rejectSource(fault.member(), fault.publisherId());
+      } else if (fault.disposition() == FaultDisposition.REPORT_RESOURCE_FAILURE) {
+        runtime.recovery.resync(fault.member(), fault.publisherId());
+      }
     }
   }
 
