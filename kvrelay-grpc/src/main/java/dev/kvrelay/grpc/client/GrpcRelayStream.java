@@ -198,7 +198,7 @@ final class GrpcRelayStream<P, T> implements RelayStream<T> {
     }
   }
 
-  /** Serialized by gRPC: the call's events. */
+  /** Not thread-safe: confined to gRPC's serialized listener executor of the call; the call's events. */
   private final class Listener extends ClientCall.Listener<P> {
     @Override
     public void onMessage(P message) {

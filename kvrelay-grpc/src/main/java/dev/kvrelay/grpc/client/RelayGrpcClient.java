@@ -15,6 +15,7 @@ import dev.kvrelay.engine.view.PoolFrame;
 import dev.kvrelay.engine.view.RelaySource;
 import dev.kvrelay.grpc.proto.KvEventRelayGrpc;
 import dev.kvrelay.grpc.proto.RelayInfo;
+import dev.kvrelay.grpc.wire.ReadinessWire;
 import dev.kvrelay.grpc.wire.RelayStatus;
 import dev.kvrelay.grpc.wire.WireCodec;
 import io.grpc.CallOptions;
@@ -157,6 +158,18 @@ public final class RelayGrpcClient implements RelaySource, AutoCloseable {
     ensureOpen();
     return GrpcRelayStream.open(channel, KvEventRelayGrpc.getSubscribeServingReadinessMethod(), options,
         WireCodec.readinessRequest(subscriberId), WireDecoders.readiness(), queueBound, counters);
+  }
+
+  /**
+   * SubscribeServingReadiness with the entries left raw (not part of {@link RelaySource}): the envelope is checked
+   * ({@link RelayErrorReason#CONTRACT_MISMATCH} on failure) and each message is delivered as received, so that
+   * {@code ReadinessView.applyWire} can quarantine an unknown or malformed entry on its own (wan-grpc.md §7.5)
+   * instead of the whole stream failing as {@link #watchReadiness} must.
+   */
+  public RelayStream<ReadinessWire> watchReadinessWire(String subscriberId) throws RelayException {
+    ensureOpen();
+    return GrpcRelayStream.open(channel, KvEventRelayGrpc.getSubscribeServingReadinessMethod(), options,
+        WireCodec.readinessRequest(subscriberId), WireDecoders.readinessWire(), queueBound, counters);
   }
 
   @Override

@@ -83,6 +83,15 @@ final class WireDecoders {
     };
   }
 
+  /** Readiness as received, envelope checked, entries left raw for {@code ReadinessView.applyWire}. */
+  static MessageDecoder<ServingReadinessUpdate, ReadinessWire> readinessWire() {
+    return m -> {
+      ReadinessWire wire = WireCodec.fromProto(m);
+      checkEnvelope("readiness update", wire.envelope());
+      return wire;
+    };
+  }
+
   static MessageDecoder<dev.kvrelay.grpc.proto.KvPoolLoadUpdate, KvPoolLoadUpdate> poolLoad(ClientCounters counters) {
     return m -> {
       PoolLoadWindow window = WireCodec.fromProto(m);

@@ -179,7 +179,11 @@ class RelayGrpcClientTest {
         RelayGrpcClient.builder().infoDeadline(Duration.ofMillis(100)))) {
       long start = System.nanoTime();
       assertThatThrownBy(r.client::getRelayInfo).isInstanceOfSatisfying(RelayException.class,
-          e -> assertThat(e.getMessage()).contains("DEADLINE_EXCEEDED"));
+          e -> {
+            assertThat(e.getMessage()).contains("DEADLINE_EXCEEDED");
+            // no trailer: the status-code fallback (wan-grpc.md §2.2) treats it as unavailable
+            assertThat(e.reason()).isEqualTo(RelayErrorReason.PUBLICATION_UNAVAILABLE);
+          });
       assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(T));
     }
   }
@@ -283,6 +287,27 @@ class RelayGrpcClientTest {
         assertThat(s.isFinished()).isTrue();
         assertThat(r.client.stats().rejectedMessages()).isEqualTo(1);
       }
+    }
+  }
+
+  @Test
+  void readinessWireKeepsAnUnsupportedEntryForTheViewToQuarantineAndStillChecksTheEnvelope() throws Exception {
+    var unknownState = WireCodec.toProto(RELAY, new TopologySnapshot(2,
+        List.of(readyEntry("llama"), readyEntry("mistral")))).toBuilder();
+    unknownState.setEntries(0, unknownState.getEntries(0).toBuilder().setStateValue(99));
+    ScriptedRelay relay = new ScriptedRelay();
+    relay.readiness = ScriptedRelay.sendAndComplete(
+        List.of(unknownState.build(), unknownState.clone().setContractMarker(1).build()));
+    try (InProcessRelay r = new InProcessRelay(relay);
+        RelayStream<dev.kvrelay.grpc.wire.ReadinessWire> s = r.client.watchReadinessWire("me")) {
+      dev.kvrelay.grpc.wire.ReadinessWire wire = next(s);
+      assertThat(wire.revision()).isEqualTo(2);
+      assertThat(wire.entries()).hasSize(2);
+      dev.kvrelay.engine.view.ReadinessView view = new dev.kvrelay.engine.view.ReadinessView();
+      view.applyWire(wire.revision(), wire.entries(), 1);
+      assertThat(view.snapshot().entries()).containsOnlyKeys(new dev.kvrelay.engine.view.ModelKey("prod", "mistral"));
+      assertThat(view.snapshot().quarantined()).containsOnlyKeys(new dev.kvrelay.engine.view.ModelKey("prod", "llama"));
+      assertThat(failure(s).reason()).isEqualTo(RelayErrorReason.CONTRACT_MISMATCH);
     }
   }
 
