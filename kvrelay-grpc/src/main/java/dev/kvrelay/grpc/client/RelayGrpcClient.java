@@ -1,0 +1,303 @@
+package dev.kvrelay.grpc.client;
+
+import dev.kvrelay.api.KvPoolId;
+import dev.kvrelay.api.ProducerIdentity;
+import dev.kvrelay.api.RelayErrorReason;
+import dev.kvrelay.api.RelayException;
+import dev.kvrelay.api.RelayIdentity;
+import dev.kvrelay.engine.RelayConfigKey;
+import dev.kvrelay.engine.load.KvPoolLoadUpdate;
+import dev.kvrelay.engine.load.ServingLoadUpdate;
+import dev.kvrelay.engine.stream.RelayStream;
+import dev.kvrelay.engine.topology.TopologySnapshot;
+import dev.kvrelay.engine.view.CatalogUpdate;
+import dev.kvrelay.engine.view.PoolFrame;
+import dev.kvrelay.engine.view.RelaySource;
+import dev.kvrelay.grpc.proto.KvEventRelayGrpc;
+import dev.kvrelay.grpc.proto.RelayInfo;
+import dev.kvrelay.grpc.wire.ReadinessWire;
+import dev.kvrelay.grpc.wire.RelayStatus;
+import dev.kvrelay.grpc.wire.WireCodec;
+import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ClientCalls;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Thread-safe: any method may be called from any thread. A remote relay ({@code dynamo.kvrelay.v1.KvEventRelay})
+ * as a {@link RelaySource}: each method opens the matching server-streaming RPC over one plaintext HTTP/2 (h2c)
+ * channel and returns it as a pull-based {@link RelayStream} with manual inbound flow control: at most
+ * {@link Builder#inboundQueueBound bound} messages are ever requested and not yet consumed, so a consumer that
+ * stops polling stops the server at its {@code isReady}.
+ *
+ * <p>Values are decoded with {@link WireCodec}: catalog updates and pool frames keep their envelope for the engine
+ * views to check; readiness and load values carry none, so their envelope is checked here and a failure ends the
+ * stream with {@link RelayErrorReason#CONTRACT_MISMATCH} (see {@link WireDecoders} for every choice, including
+ * readiness entries that fail validation). A call that ends with an error ends its stream with the
+ * {@link RelayException} {@link RelayStatus#fromStatus} reads from the status and the {@code kv-relay-error-reason}
+ * trailer; a clean end finishes the stream without error. Inbound messages are limited to
+ * {@link #DEFAULT_MAX_INBOUND_MESSAGE_BYTES} (8 MiB) by default, enough for a full 4 MiB snapshot chunk
+ * (wan-grpc.md §7.1); a larger message ends its stream with the typed error of its status
+ * ({@code RESOURCE_EXHAUSTED} ⇒ {@link RelayErrorReason#RESOURCE_LIMIT} by the status-code fallback).
+ *
+ * <p>Reconnection and backoff are the consumer's job ({@code RelayConsumer}); this client only opens calls.
+ */
+public final class RelayGrpcClient implements RelaySource, AutoCloseable {
+  /** The default inbound message limit: 8 MiB, the server's default {@code max_message_bytes}. */
+  public static final int DEFAULT_MAX_INBOUND_MESSAGE_BYTES = (int) RelayConfigKey.MAX_MESSAGE_BYTES.defaultValue();
+  /** The smallest inbound limit accepted: one full snapshot chunk plus its framing (4 259 904 bytes). */
+  public static final int MIN_MAX_INBOUND_MESSAGE_BYTES = (int) RelayConfigKey.MAX_MESSAGE_BYTES.min();
+  /** Default bound of unconsumed messages per stream (queued plus requested). */
+  public static final int DEFAULT_INBOUND_QUEUE_BOUND = 2;
+  /** Largest accepted queue bound. */
+  public static final int MAX_INBOUND_QUEUE_BOUND = 1024;
+  /** Default deadline of {@link #getRelayInfo()}. */
+  public static final Duration DEFAULT_INFO_DEADLINE = Duration.ofSeconds(5);
+
+  private final ManagedChannel channel;
+  private final boolean ownsChannel;
+  private final CallOptions options;
+  private final int queueBound;
+  private final Duration infoDeadline;
+  private final ClientCounters counters = new ClientCounters();
+  private volatile boolean closed;
+
+  private RelayGrpcClient(Builder b) {
+    int maxInbound = b.maxInbound == null ? DEFAULT_MAX_INBOUND_MESSAGE_BYTES : b.maxInbound;
+    if (b.channel != null) {
+      this.channel = b.channel;
+      this.ownsChannel = false;
+    } else {
+      this.channel = ManagedChannelBuilder.forTarget(Objects.requireNonNull(b.target))
+          .usePlaintext()
+          .maxInboundMessageSize(maxInbound)
+          .build();
+      this.ownsChannel = true;
+    }
+    this.options = CallOptions.DEFAULT.withMaxInboundMessageSize(maxInbound);
+    this.queueBound = b.queueBound == null ? DEFAULT_INBOUND_QUEUE_BOUND : b.queueBound;
+    this.infoDeadline = b.infoDeadline == null ? DEFAULT_INFO_DEADLINE : b.infoDeadline;
+  }
+
+  /** A new set-once builder: exactly one of {@link Builder#target} and {@link Builder#channel} is required. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * GetRelayInfo with the builder's deadline: the relay's identity once the reply's envelope passed (marker,
+   * version, relay present).
+   *
+   * @throws RelayException the call's error (a missed deadline reads as
+   *     {@link RelayErrorReason#PUBLICATION_UNAVAILABLE}), or {@link RelayErrorReason#CONTRACT_MISMATCH} for a bad
+   *     envelope
+   */
+  public RelayIdentity getRelayInfo() throws RelayException {
+    ensureOpen();
+    RelayInfo info;
+    try {
+      info = ClientCalls.blockingUnaryCall(channel, KvEventRelayGrpc.getGetRelayInfoMethod(),
+          options.withDeadlineAfter(infoDeadline.toNanos(), TimeUnit.NANOSECONDS), WireCodec.relayInfoRequest());
+    } catch (StatusRuntimeException e) {
+      throw RelayStatus.fromThrowable(e);
+    }
+    WireDecoders.checkEnvelope("relay info", WireCodec.fromProto(info));
+    return Objects.requireNonNull(WireCodec.fromProto(info).relay());
+  }
+
+  @Override
+  public RelayStream<CatalogUpdate> watchCatalog(String subscriberId) throws RelayException {
+    ensureOpen();
+    return GrpcRelayStream.open(channel, KvEventRelayGrpc.getWatchKvPoolCatalogMethod(), options,
+        WireCodec.watchCatalogRequest(subscriberId), WireDecoders.catalog(), queueBound, counters);
+  }
+
+  /**
+   * SubscribeKvPool with {@code expected} as {@code expected_producer}, unmodified. The server sends nothing until
+   * its admission chain succeeded, so the future completes when the first frame (or a clean end) arrives, and
+   * exceptionally with the {@link RelayException} of a trailers-only error. Cancelling the future cancels the
+   * call. {@code pool} must be {@code expected}'s pool (the request carries only the producer).
+   */
+  @Override
+  public CompletableFuture<RelayStream<PoolFrame>> subscribePool(
+      KvPoolId pool, ProducerIdentity expected, String subscriberId) {
+    if (closed) {
+      return CompletableFuture.failedFuture(closedError());
+    }
+    if (!expected.poolId().equals(pool)) {
+      return CompletableFuture.failedFuture(new RelayException(RelayErrorReason.INVALID_REQUEST,
+          "expected producer belongs to " + expected.poolId() + ", not " + pool));
+    }
+    GrpcRelayStream<dev.kvrelay.grpc.proto.FilterUpdate, PoolFrame> stream = GrpcRelayStream.open(channel,
+        KvEventRelayGrpc.getSubscribeKvPoolMethod(), options, WireCodec.subscribePoolRequest(subscriberId, expected),
+        WireDecoders.pool(), queueBound, counters);
+    CompletableFuture<RelayStream<PoolFrame>> result = new CompletableFuture<>();
+    stream.firstArrival().whenComplete((s, e) -> {
+      if (e != null) {
+        result.completeExceptionally(e);
+      } else {
+        result.complete(s);
+      }
+    });
+    result.whenComplete((s, e) -> {
+      if (result.isCancelled()) {
+        stream.close();
+      }
+    });
+    return result;
+  }
+
+  @Override
+  public RelayStream<TopologySnapshot> watchReadiness(String subscriberId) throws RelayException {
+    ensureOpen();
+    return GrpcRelayStream.open(channel, KvEventRelayGrpc.getSubscribeServingReadinessMethod(), options,
+        WireCodec.readinessRequest(subscriberId), WireDecoders.readiness(), queueBound, counters);
+  }
+
+  /**
+   * SubscribeServingReadiness with the entries left raw (not part of {@link RelaySource}): the envelope is checked
+   * ({@link RelayErrorReason#CONTRACT_MISMATCH} on failure) and each message is delivered as received, so that
+   * {@code ReadinessView.applyWire} can quarantine an unknown or malformed entry on its own (wan-grpc.md §7.5)
+   * instead of the whole stream failing as {@link #watchReadiness} must.
+   */
+  public RelayStream<ReadinessWire> watchReadinessWire(String subscriberId) throws RelayException {
+    ensureOpen();
+    return GrpcRelayStream.open(channel, KvEventRelayGrpc.getSubscribeServingReadinessMethod(), options,
+        WireCodec.readinessRequest(subscriberId), WireDecoders.readinessWire(), queueBound, counters);
+  }
+
+  @Override
+  public RelayStream<KvPoolLoadUpdate> watchPoolLoad(String subscriberId) throws RelayException {
+    ensureOpen();
+    return GrpcRelayStream.open(channel, KvEventRelayGrpc.getSubscribeKvPoolLoadMethod(), options,
+        WireCodec.poolLoadRequest(subscriberId), WireDecoders.poolLoad(counters), queueBound, counters);
+  }
+
+  /** SubscribeServingLoad (not part of {@link RelaySource}): validated windows, excluded entries counted. */
+  public RelayStream<ServingLoadUpdate> watchServingLoad(String subscriberId) throws RelayException {
+    ensureOpen();
+    return GrpcRelayStream.open(channel, KvEventRelayGrpc.getSubscribeServingLoadMethod(), options,
+        WireCodec.servingLoadRequest(subscriberId), WireDecoders.servingLoad(counters), queueBound, counters);
+  }
+
+  /** What was dropped, refused or counted so far. */
+  public ClientStats stats() {
+    return counters.snapshot();
+  }
+
+  /**
+   * Refuses new calls; shuts the channel down at once (cancelling its calls) if this client built it. A channel
+   * the caller supplied stays open: its owner shuts it down. Idempotent.
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    if (ownsChannel) {
+      channel.shutdownNow();
+    }
+  }
+
+  private void ensureOpen() throws RelayException {
+    if (closed) {
+      throw closedError();
+    }
+  }
+
+  private static RelayException closedError() {
+    return new RelayException(RelayErrorReason.PUBLICATION_UNAVAILABLE, "client closed");
+  }
+
+  @Override
+  public String toString() {
+    return "RelayGrpcClient[" + channel.authority() + "]";
+  }
+
+  /** Not thread-safe: confined to the building thread. Every setter may be called once. */
+  public static final class Builder {
+    private @Nullable String target;
+    private @Nullable ManagedChannel channel;
+    private @Nullable Integer maxInbound;
+    private @Nullable Integer queueBound;
+    private @Nullable Duration infoDeadline;
+
+    private Builder() {}
+
+    /** The relay's {@code host:port} (plaintext h2c); exclusive with {@link #channel}. */
+    public Builder target(String target) {
+      once(this.target == null && this.channel == null, "target/channel");
+      if (target.isBlank()) {
+        throw new IllegalArgumentException("target is blank");
+      }
+      this.target = target;
+      return this;
+    }
+
+    /**
+     * A channel the caller owns (and shuts down); exclusive with {@link #target}. The inbound limit is applied per
+     * call.
+     */
+    public Builder channel(ManagedChannel channel) {
+      once(this.target == null && this.channel == null, "target/channel");
+      this.channel = Objects.requireNonNull(channel, "channel");
+      return this;
+    }
+
+    /** Inbound message limit in bytes, at least {@link #MIN_MAX_INBOUND_MESSAGE_BYTES} (default 8 MiB). */
+    public Builder maxInboundMessageSize(int bytes) {
+      once(maxInbound == null, "maxInboundMessageSize");
+      if (bytes < MIN_MAX_INBOUND_MESSAGE_BYTES) {
+        throw new IllegalArgumentException(
+            "maxInboundMessageSize " + bytes + " < minimum " + MIN_MAX_INBOUND_MESSAGE_BYTES);
+      }
+      this.maxInbound = bytes;
+      return this;
+    }
+
+    /** Messages a stream may hold unconsumed (queued plus requested), 1..{@link #MAX_INBOUND_QUEUE_BOUND}. */
+    public Builder inboundQueueBound(int messages) {
+      once(queueBound == null, "inboundQueueBound");
+      if (messages < 1 || messages > MAX_INBOUND_QUEUE_BOUND) {
+        throw new IllegalArgumentException("inboundQueueBound " + messages + " not in 1.." + MAX_INBOUND_QUEUE_BOUND);
+      }
+      this.queueBound = messages;
+      return this;
+    }
+
+    /** Deadline of {@link RelayGrpcClient#getRelayInfo()} (positive; default 5 s). */
+    public Builder infoDeadline(Duration deadline) {
+      once(infoDeadline == null, "infoDeadline");
+      if (deadline.isNegative() || deadline.isZero()) {
+        throw new IllegalArgumentException("infoDeadline must be positive: " + deadline);
+      }
+      this.infoDeadline = deadline;
+      return this;
+    }
+
+    /**
+     * The client.
+     *
+     * @throws IllegalStateException if neither a target nor a channel was given
+     */
+    public RelayGrpcClient build() {
+      if (target == null && channel == null) {
+        throw new IllegalStateException("a target or a channel is required");
+      }
+      return new RelayGrpcClient(this);
+    }
+
+    private static void once(boolean unset, String what) {
+      if (!unset) {
+        throw new IllegalStateException(what + " already set");
+      }
+    }
+  }
+}

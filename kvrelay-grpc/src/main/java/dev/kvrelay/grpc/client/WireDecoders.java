@@ -1,0 +1,141 @@
+package dev.kvrelay.grpc.client;
+
+import dev.kvrelay.api.RelayErrorReason;
+import dev.kvrelay.api.RelayException;
+import dev.kvrelay.api.WireValidationException;
+import dev.kvrelay.engine.load.KvPoolLoadUpdate;
+import dev.kvrelay.engine.load.ServingLoadUpdate;
+import dev.kvrelay.engine.topology.TopologyEntry;
+import dev.kvrelay.engine.topology.TopologyEntryValidator;
+import dev.kvrelay.engine.topology.TopologySnapshot;
+import dev.kvrelay.engine.view.CatalogUpdate;
+import dev.kvrelay.engine.view.PoolFrame;
+import dev.kvrelay.grpc.proto.FilterUpdate;
+import dev.kvrelay.grpc.proto.KvPoolCatalogUpdate;
+import dev.kvrelay.grpc.proto.ServingReadinessUpdate;
+import dev.kvrelay.grpc.wire.PoolLoadWindow;
+import dev.kvrelay.grpc.wire.ReadinessWire;
+import dev.kvrelay.grpc.wire.ServingLoadWindow;
+import dev.kvrelay.grpc.wire.WireCodec;
+import dev.kvrelay.grpc.wire.WireEnvelope;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Immutable and thread-safe (stateless; counts into the client's atomic counters): the client's decoders, one per
+ * stream type.
+ *
+ * <p>Catalog and pool frames carry their envelope to the engine views ({@code CatalogView}, {@code PoolReplica}),
+ * which check it themselves. Readiness and load values carry no envelope, so it is checked here (marker, then
+ * protocol version, then relay present, wan-grpc.md §7.2) and a failure ends the stream with
+ * {@link RelayErrorReason#CONTRACT_MISMATCH} (deployment skew: the consumer stops that source, never retries).
+ *
+ * <p>Readiness: {@link dev.kvrelay.engine.view.RelaySource#watchReadiness} delivers typed
+ * {@link TopologySnapshot}s, which cannot hold a quarantined entry. <b>Choice:</b> every entry is validated with
+ * {@link TopologyEntryValidator}; the first invalid one (malformed, or unsupported from a newer contract), or a
+ * revision of 0, ends the stream with {@link RelayErrorReason#INVALID_PUBLICATION}. The consumer then resets its
+ * readiness view (nothing is read as READY, fail closed) and reopens after backoff; CKF state is not touched. An
+ * entry is never dropped silently nor read with default semantics.
+ *
+ * <p>Pool load: entries whose producer fails validation are dropped from the window and counted. Serving load:
+ * a broken window rule ends the stream with {@link RelayErrorReason#INVALID_PUBLICATION}; entries quarantined or
+ * rejected one by one are dropped and counted.
+ */
+final class WireDecoders {
+  private WireDecoders() {}
+
+  static MessageDecoder<KvPoolCatalogUpdate, CatalogUpdate> catalog() {
+    return m -> {
+      try {
+        return WireCodec.fromProto(m);
+      } catch (WireValidationException e) {
+        throw invalid("catalog update", e);
+      }
+    };
+  }
+
+  static MessageDecoder<FilterUpdate, PoolFrame> pool() {
+    return m -> {
+      try {
+        return WireCodec.fromProto(m);
+      } catch (WireValidationException e) {
+        throw invalid("filter update", e);
+      }
+    };
+  }
+
+  static MessageDecoder<ServingReadinessUpdate, TopologySnapshot> readiness() {
+    return m -> {
+      ReadinessWire wire = WireCodec.fromProto(m);
+      checkEnvelope("readiness update", wire.envelope());
+      if (wire.revision() == 0) {
+        throw new RelayException(RelayErrorReason.INVALID_PUBLICATION, "readiness update: revision 0");
+      }
+      List<TopologyEntry> entries = new ArrayList<>(wire.entries().size());
+      for (int i = 0; i < wire.entries().size(); i++) {
+        try {
+          entries.add(TopologyEntryValidator.validate(wire.entries().get(i)));
+        } catch (WireValidationException e) {
+          throw invalid("readiness entries[" + i + "]", e);
+        }
+      }
+      return new TopologySnapshot(wire.revision(), entries);
+    };
+  }
+
+  /** Readiness as received, envelope checked, entries left raw for {@code ReadinessView.applyWire}. */
+  static MessageDecoder<ServingReadinessUpdate, ReadinessWire> readinessWire() {
+    return m -> {
+      ReadinessWire wire = WireCodec.fromProto(m);
+      checkEnvelope("readiness update", wire.envelope());
+      return wire;
+    };
+  }
+
+  static MessageDecoder<dev.kvrelay.grpc.proto.KvPoolLoadUpdate, KvPoolLoadUpdate> poolLoad(ClientCounters counters) {
+    return m -> {
+      PoolLoadWindow window = WireCodec.fromProto(m);
+      checkEnvelope("pool load update", window.envelope());
+      if (!window.excluded().isEmpty()) {
+        counters.excludedPoolLoadEntries.addAndGet(window.excluded().size());
+      }
+      return window.update();
+    };
+  }
+
+  static MessageDecoder<dev.kvrelay.grpc.proto.ServingLoadUpdate, ServingLoadUpdate> servingLoad(
+      ClientCounters counters) {
+    return m -> {
+      checkEnvelope("serving load update", new WireEnvelope(m.getProtocolVersion(),
+          Integer.toUnsignedLong(m.getContractMarker()), m.hasRelay() ? WireCodec.fromProto(m.getRelay()) : null));
+      ServingLoadWindow window;
+      try {
+        window = WireCodec.fromProto(m);
+      } catch (WireValidationException e) {
+        throw invalid("serving load update", e);
+      }
+      if (!window.excludedPools().isEmpty()) {
+        counters.excludedServingPools.addAndGet(window.excludedPools().size());
+      }
+      if (!window.excludedModels().isEmpty()) {
+        counters.excludedServingModels.addAndGet(window.excludedModels().size());
+      }
+      return window.update();
+    };
+  }
+
+  /** The envelope of a type that cannot carry it to the engine: any failure is CONTRACT_MISMATCH. */
+  static void checkEnvelope(String what, WireEnvelope envelope) throws RelayException {
+    try {
+      envelope.check();
+    } catch (WireValidationException e) {
+      throw new RelayException(RelayErrorReason.CONTRACT_MISMATCH,
+          what + ": " + e.field() + ": " + e.detail());
+    }
+  }
+
+  private static RelayException invalid(String what, WireValidationException e) {
+    return new RelayException(RelayErrorReason.INVALID_PUBLICATION,
+        what + ": " + e.kind() + " " + e.field() + ": " + e.detail());
+  }
+}
