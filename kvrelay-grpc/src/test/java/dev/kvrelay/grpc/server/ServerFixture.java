@@ -76,8 +76,13 @@ final class ServerFixture implements AutoCloseable {
 
   /** The conformance fixture's engine settings (block 64 cards, 10 ms load windows). */
   static RelayEngineConfig.Builder config() {
-    return RelayEngineConfig.builder().dcId("dc-conformance").watchAll(true).bind("127.0.0.1:0").expectedUniqueBlocks(4096)
-        .loadWindowMs(10);
+    return config(4096);
+  }
+
+  /** {@link #config()} with {@code expectedBlocks} per pool (sets the CKF bucket count). */
+  static RelayEngineConfig.Builder config(long expectedBlocks) {
+    return RelayEngineConfig.builder().dcId("dc-conformance").watchAll(true).bind("127.0.0.1:0")
+        .expectedUniqueBlocks(expectedBlocks).loadWindowMs(10);
   }
 
   /** The conformance fixture's card: model "llama", alias "chat", no role (LEGACY), block 64, 100 KV blocks. */
