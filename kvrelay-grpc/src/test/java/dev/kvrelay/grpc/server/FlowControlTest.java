@@ -21,11 +21,16 @@ import org.junit.jupiter.api.Timeout;
 class FlowControlTest {
   /** 6 000 000 expected blocks ⇒ 2 097 152 buckets ⇒ 4 snapshot chunks of 4 MiB each. */
   static final long EXPECTED_BLOCKS = 6_000_000;
+  /**
+   * Snapshot progress timeout: long enough that a draining reader on a loaded machine never trips it (a 4 MiB
+   * chunk crosses loopback well within it), short enough to keep the test quick.
+   */
+  static final long PROGRESS_TIMEOUT_MS = 1_000;
 
   @Test
   void stalledSubscriber_endsWithResourceExhaustedWhileADrainingSubscriberKeepsFlowing() throws Exception {
     try (ServerFixture f = new ServerFixture(ServerFixture.config(EXPECTED_BLOCKS)
-        .snapshotProgressTimeoutMs(150).publicationQueueCapacity(4))) {
+        .snapshotProgressTimeoutMs(PROGRESS_TIMEOUT_MS).publicationQueueCapacity(4))) {
       ServerFixture.Worker w = f.worker(1).start();
       ProducerIdentity producer = KvEventRelayConformanceTest.catalogProducer(f);
       int chunks = (int) ((producer.getCkfFormat().getBucketCount() + 524_287) / 524_288);
@@ -41,7 +46,7 @@ class FlowControlTest {
       long current = snapshot.get(0).getSequence();
       // The draining subscriber keeps receiving contiguous deltas well past the stalled one's progress timeout.
       int deltas = 0;
-      long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(800);
+      long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PROGRESS_TIMEOUT_MS + 500);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
       while (System.nanoTime() < until || deltas < 8) {
         assertThat(System.nanoTime()).as("deltas keep flowing").isLessThan(deadline);
