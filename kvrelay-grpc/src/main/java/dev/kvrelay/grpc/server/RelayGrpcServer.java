@@ -1,0 +1,236 @@
+package dev.kvrelay.grpc.server;
+
+import dev.kvrelay.engine.BindAddress;
+import dev.kvrelay.engine.RelayConfigKey;
+import dev.kvrelay.engine.RelayEngine;
+import dev.kvrelay.engine.RelayEngineConfig;
+import dev.kvrelay.grpc.proto.KvEventRelayGrpc;
+import io.grpc.Server;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Thread-safe: the relay's WAN listener (wan-grpc.md §6): {@code dynamo.kvrelay.v1.KvEventRelay} over the engine,
+ * standard health ({@code ""} SERVING from the start; {@value #SERVICE_NAME} SERVING once bound, NOT_SERVING when
+ * shutdown starts) and reflection v1, plaintext h2c on Netty with the engine's message limit and keepalive knobs.
+ *
+ * <pre>{@code
+ * try (RelayGrpcServer server = RelayGrpcServer.builder().engine(engine).build()) {
+ *   server.start();
+ *   int port = server.port();
+ *   ...
+ * }
+ * }</pre>
+ *
+ * <p>Closing does not close the engine.
+ */
+public final class RelayGrpcServer implements AutoCloseable {
+  /** The health and reflection name of the relay service. */
+  public static final String SERVICE_NAME = KvEventRelayGrpc.SERVICE_NAME;
+  /** Pings from clients are allowed this often (lenient: the Rust server does not police pings, §6.2). */
+  static final long PERMIT_KEEPALIVE_MS = 1_000;
+
+  private final RelayEngine engine;
+  private final InetSocketAddress address;
+  private final int maxMessageBytes;
+  private final long keepAliveMs;
+  private final long keepAliveTimeoutMs;
+  private final Duration shutdownTimeout;
+  private final HealthStatusManager health = new HealthStatusManager();
+  private final ExecutorService pumps;
+  private final Object lock = new Object();
+  private @Nullable Server server;
+  private boolean closed;
+
+  private RelayGrpcServer(Builder b) {
+    this.engine = Objects.requireNonNull(b.engine);
+    RelayEngineConfig config = engine.config();
+    if (b.address != null) {
+      this.address = b.address;
+    } else {
+      this.address = config.bind().map(BindAddress::socketAddress).orElseThrow(
+          () -> new IllegalStateException("the engine has no bind address and none was given"));
+    }
+    this.maxMessageBytes = config.maxMessageBytes();
+    this.keepAliveMs = config.value(RelayConfigKey.KEEPALIVE_INTERVAL_MS);
+    this.keepAliveTimeoutMs = config.value(RelayConfigKey.KEEPALIVE_TIMEOUT_MS);
+    this.shutdownTimeout = b.shutdownTimeout;
+    int threads = b.pumpThreads > 0 ? b.pumpThreads : Math.max(2, Runtime.getRuntime().availableProcessors());
+    AtomicInteger n = new AtomicInteger();
+    this.pumps = Executors.newFixedThreadPool(threads, r -> {
+      Thread t = new Thread(r, "kvrelay-grpc-pump-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    // "" follows the tonic-health default: SERVING from the start (wan-grpc.md §6.1 decision).
+    health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.SERVING);
+    health.setStatus(SERVICE_NAME, ServingStatus.NOT_SERVING);
+  }
+
+  /** A new builder. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Binds and starts serving; the relay service's health is SERVING once this returns.
+   *
+   * @throws IOException if the address cannot be bound
+   * @throws IllegalStateException if already started or closed
+   */
+  public void start() throws IOException {
+    synchronized (lock) {
+      if (closed || server != null) {
+        throw new IllegalStateException(closed ? "server is closed" : "server already started");
+      }
+      Server s = NettyServerBuilder.forAddress(address)
+          .addService(new KvEventRelayService(engine, pumps))
+          .addService(health.getHealthService())
+          .addService(ProtoReflectionServiceV1.newInstance())
+          .maxInboundMessageSize(maxMessageBytes)
+          .keepAliveTime(keepAliveMs, TimeUnit.MILLISECONDS)
+          .keepAliveTimeout(keepAliveTimeoutMs, TimeUnit.MILLISECONDS)
+          .permitKeepAliveTime(PERMIT_KEEPALIVE_MS, TimeUnit.MILLISECONDS)
+          .permitKeepAliveWithoutCalls(true)
+          .build();
+      s.start();
+      server = s;
+      health.setStatus(SERVICE_NAME, ServingStatus.SERVING);
+    }
+  }
+
+  /** The bound port (the ephemeral one when the address asked for port 0). */
+  public int port() {
+    synchronized (lock) {
+      if (server == null) {
+        throw new IllegalStateException("server not started");
+      }
+      return ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+    }
+  }
+
+  /** The health status currently published for {@code service} ({@code ""} or {@value #SERVICE_NAME}). */
+  public ServingStatus healthStatus(String service) {
+    io.grpc.health.v1.HealthGrpc.AsyncService h = (io.grpc.health.v1.HealthGrpc.AsyncService) health.getHealthService();
+    ServingStatus[] out = {ServingStatus.SERVICE_UNKNOWN};
+    h.check(io.grpc.health.v1.HealthCheckRequest.newBuilder().setService(service).build(),
+        new io.grpc.stub.StreamObserver<>() {
+          @Override
+          public void onNext(io.grpc.health.v1.HealthCheckResponse value) {
+            out[0] = value.getStatus();
+          }
+
+          @Override
+          public void onError(Throwable t) {
+            out[0] = ServingStatus.SERVICE_UNKNOWN;
+          }
+
+          @Override
+          public void onCompleted() {}
+        });
+    return out[0];
+  }
+
+  /**
+   * Stops: marks the relay service NOT_SERVING, then force-closes every connection and call
+   * ({@code shutdownNow()}, wan-grpc.md §6.3 decision) and waits up to the shutdown timeout. Idempotent.
+   */
+  @Override
+  public void close() {
+    Server s;
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      s = server;
+    }
+    health.setStatus(SERVICE_NAME, ServingStatus.NOT_SERVING);
+    if (s != null) {
+      s.shutdownNow();
+      try {
+        s.awaitTermination(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    pumps.shutdownNow();
+  }
+
+  /** Not thread-safe: a set-once builder. */
+  public static final class Builder {
+    private @Nullable RelayEngine engine;
+    private @Nullable InetSocketAddress address;
+    private Duration shutdownTimeout = Duration.ofSeconds(4);
+    private boolean shutdownTimeoutSet;
+    private int pumpThreads;
+
+    private Builder() {}
+
+    /** The engine to serve (required); the server does not close it. */
+    public Builder engine(RelayEngine value) {
+      if (engine != null) {
+        throw new IllegalStateException("engine was already set");
+      }
+      engine = Objects.requireNonNull(value, "engine");
+      return this;
+    }
+
+    /** Overrides the engine's bind address (tests: e.g. 127.0.0.1 port 0). */
+    public Builder address(InetSocketAddress value) {
+      if (address != null) {
+        throw new IllegalStateException("address was already set");
+      }
+      address = Objects.requireNonNull(value, "address");
+      return this;
+    }
+
+    /** The longest {@link #close()} waits for the transport to stop (default 4 s). */
+    public Builder shutdownTimeout(Duration value) {
+      if (shutdownTimeoutSet) {
+        throw new IllegalStateException("shutdownTimeout was already set");
+      }
+      if (value.isNegative()) {
+        throw new IllegalArgumentException("shutdownTimeout must not be negative");
+      }
+      shutdownTimeout = value;
+      shutdownTimeoutSet = true;
+      return this;
+    }
+
+    /** Threads draining streams (default: available processors, at least 2). */
+    public Builder pumpThreads(int value) {
+      if (pumpThreads != 0) {
+        throw new IllegalStateException("pumpThreads was already set");
+      }
+      if (value < 1) {
+        throw new IllegalArgumentException("pumpThreads must be at least 1");
+      }
+      pumpThreads = value;
+      return this;
+    }
+
+    /**
+     * The server, not started yet.
+     *
+     * @throws IllegalStateException if the engine is missing, or it has no bind address and none was given
+     */
+    public RelayGrpcServer build() {
+      if (engine == null) {
+        throw new IllegalStateException("RelayGrpcServer.builder() is missing engine");
+      }
+      return new RelayGrpcServer(this);
+    }
+  }
+}
