@@ -43,7 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and its final bucket words must equal the producer's words exactly at the same sequence. Skipped when the Python
  * modules or protoc are missing, except with {@code CI=true}, where that is a failure.
  */
-@Timeout(60)
+@Timeout(30)
 class PythonInteropTest {
   private static final Path PYTHON = Path.of("/usr/bin/python3");
   private static final Path PROTOC = Path.of("/usr/bin/protoc");
@@ -53,7 +53,7 @@ class PythonInteropTest {
   private static final String ENDPOINT = "ns/backend/generate";
   private static final int ROUNDS = 12;
   private static final int MIN_DELTAS = 4;
-  private static final long STEP_SECONDS = 20;
+  private static final long STEP_SECONDS = 10;
 
   @Test
   void debianGrpcClientAssemblesTheSnapshotAppliesDeltasAndEndsWithTheProducersWords(@TempDir Path gen)
@@ -73,9 +73,7 @@ class PythonInteropTest {
       for (; prompt < 20; prompt++) {
         cacheOne(workers, rnd, prompt);
       }
-      // An in-process witness stream tells the sequence at which the producer is quiescent.
-      WireReplica witness = h.subscribe(d, "java-witness");
-      h.awaitExact(witness, d, () -> live(workers));
+      quiescent(h, d, workers, "java-witness-0");
       RelayGrpcServer server = RelayGrpcServer.builder().engine(h.engine).build();
       server.start();
       try (PythonClient py = PythonClient.start(gen, server.port(), "full", "--endpoint", ENDPOINT,
@@ -94,7 +92,7 @@ class PythonInteropTest {
           Thread.sleep(15);
         }
         // Stop producing, wait for quiescence, then tell Python the sequence to finish at.
-        h.awaitExact(witness, d, () -> live(workers));
+        WireReplica witness = quiescent(h, d, workers, "java-witness-1");
         long finalSequence = witness.sequence;
         long[] producer = h.engine.producerWords(d.poolId()).get(STEP_SECONDS, TimeUnit.SECONDS);
         assertThat(producer).as("producer words at the quiescent sequence").isEqualTo(witness.words);
@@ -158,6 +156,22 @@ class PythonInteropTest {
   private static void cacheOne(List<SimWorker> workers, SplittableRandom rnd, int prompt) {
     int[] tokens = RelayEngineScenarioTest.prompt(31_000 + prompt, 1 + rnd.nextInt(5));
     workers.get(rnd.nextInt(workers.size())).cache(rnd.nextInt(2), tokens);
+  }
+
+  /**
+   * Waits until the producer holds exactly the workers' live blocks and an in-process witness stream (opened now,
+   * closed before returning) has converged to its words: the witness then tells the quiescent sequence. A fresh
+   * witness each time, so no undrained stream lags while Python runs.
+   */
+  private static WireReplica quiescent(RelayHarness h, KvPoolDescriptor d, List<SimWorker> workers, String name)
+      throws Exception {
+    WireReplica witness = h.subscribe(d, name);
+    try {
+      h.awaitExact(witness, d, () -> live(workers));
+      return witness;
+    } finally {
+      witness.stream.close();
+    }
   }
 
   private static Set<Long> live(List<SimWorker> workers) {
