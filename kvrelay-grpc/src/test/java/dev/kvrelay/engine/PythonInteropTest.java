@@ -1,0 +1,350 @@
+package dev.kvrelay.engine;
+
+import static dev.kvrelay.engine.RelayHarness.card;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.kvrelay.api.RelayIdentity;
+import dev.kvrelay.api.json.Json;
+import dev.kvrelay.api.json.JsonBoolean;
+import dev.kvrelay.api.json.JsonNumber;
+import dev.kvrelay.api.json.JsonObject;
+import dev.kvrelay.api.json.JsonString;
+import dev.kvrelay.api.json.JsonValue;
+import dev.kvrelay.engine.catalog.KvPoolDescriptor;
+import dev.kvrelay.grpc.server.RelayGrpcServer;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Interop with an independent implementation of the consumer side: Debian's python3-grpcio (the gRPC C core),
+ * message classes generated at test time by Debian's protoc from our relay.proto, and python3-xxhash for the CBI1
+ * checksum. The client ({@code src/test/python/relay_interop_client.py}) is written from the spec, makes every
+ * consumer check of wan-grpc.md §7.4, assembles the snapshot, applies the deltas the relay publishes while it reads,
+ * and its final bucket words must equal the producer's words exactly at the same sequence. Skipped when the Python
+ * modules or protoc are missing, except with {@code CI=true}, where that is a failure.
+ */
+@Timeout(30)
+class PythonInteropTest {
+  private static final Path PYTHON = Path.of("/usr/bin/python3");
+  private static final Path PROTOC = Path.of("/usr/bin/protoc");
+  private static final Path PROTO_ROOT = Path.of("src/main/proto");
+  private static final String PROTO_FILE = "dynamo/kvrelay/v1/relay.proto";
+  private static final Path CLIENT = Path.of("src/test/python/relay_interop_client.py");
+  private static final String ENDPOINT = "ns/backend/generate";
+  private static final int ROUNDS = 12;
+  private static final int MIN_DELTAS = 4;
+  private static final long STEP_SECONDS = 10;
+
+  @Test
+  void debianGrpcClientAssemblesTheSnapshotAppliesDeltasAndEndsWithTheProducersWords(@TempDir Path gen)
+      throws Exception {
+    requireTools();
+    generateMessages(gen);
+    RelayEngineConfig config = RelayEngineConfig.builder().dcId("py-interop").watchAll(true)
+        .expectedUniqueBlocks(4096).bind("127.0.0.1:0").poolHeartbeatIntervalMs(100).build();
+    SplittableRandom rnd = new SplittableRandom(4242);
+    try (RelayHarness h = new RelayHarness(config, true)) {
+      List<SimWorker> workers = new ArrayList<>();
+      for (int k = 0; k < 2; k++) {
+        workers.add(h.worker(ENDPOINT, 700 + k, card("llama", "aggregated", null, 0, 2), 0, 2, true, null).start());
+      }
+      KvPoolDescriptor d = h.pool(RelayHarness.ep(ENDPOINT));
+      int prompt = 0;
+      for (; prompt < 20; prompt++) {
+        cacheOne(workers, rnd, prompt);
+      }
+      quiescent(h, d, workers, "java-witness-0");
+      RelayGrpcServer server = RelayGrpcServer.builder().engine(h.engine).build();
+      server.start();
+      try (PythonClient py = PythonClient.start(gen, server.port(), "full", "--endpoint", ENDPOINT,
+          "--min-deltas", Integer.toString(MIN_DELTAS))) {
+        String ready = py.awaitLine("READY ");
+        long snapshotSequence = Long.parseLong(ready.substring("READY ".length()).trim());
+        // The relay keeps producing while Python reads: every round is at least one publication.
+        for (int round = 0; round < ROUNDS; round++) {
+          for (int n = 0; n < 3; n++) {
+            cacheOne(workers, rnd, prompt++);
+          }
+          if (round % 4 == 3) {
+            workers.get(rnd.nextInt(workers.size())).evictLeaves(rnd.nextInt(2), 2);
+          }
+          h.engine.sync().get(STEP_SECONDS, TimeUnit.SECONDS);
+          Thread.sleep(15);
+        }
+        // Stop producing, wait for quiescence, then tell Python the sequence to finish at.
+        WireReplica witness = quiescent(h, d, workers, "java-witness-1");
+        long finalSequence = witness.sequence;
+        long[] producer = h.engine.producerWords(d.poolId()).get(STEP_SECONDS, TimeUnit.SECONDS);
+        assertThat(producer).as("producer words at the quiescent sequence").isEqualTo(witness.words);
+        assertThat(finalSequence - snapshotSequence).as("deltas published while Python read")
+            .isGreaterThanOrEqualTo(MIN_DELTAS);
+        py.send("TARGET " + finalSequence);
+        JsonObject result = py.result();
+
+        assertThat(bool(result, "ok")).as("python client: %s", text(result, "error")).isTrue();
+        RelayIdentity relay = h.engine.identity();
+        JsonObject relayJson = (JsonObject) result.get("relay");
+        assertThat(text(relayJson, "drt_instance_id")).isEqualTo(Long.toUnsignedString(relay.drtInstanceId()));
+        assertThat(text(relayJson, "relay_incarnation")).isEqualTo(Long.toUnsignedString(relay.relayIncarnation()));
+        assertThat(num(result, "protocol_version")).isEqualTo(1);
+        assertThat(num(result, "bucket_count")).isEqualTo(d.producer().ckfFormat().bucketCount());
+        assertThat(text(result, "dc_id")).isEqualTo(Long.toUnsignedString(d.poolId().dcId().value()));
+        assertThat(num(result, "snapshot_sequence")).isEqualTo(snapshotSequence);
+        assertThat(num(result, "snapshot_nonzero")).as("the snapshot was not empty").isPositive();
+        assertThat(num(result, "deltas")).isEqualTo(finalSequence - snapshotSequence)
+            .isGreaterThanOrEqualTo(MIN_DELTAS);
+        assertThat(num(result, "heartbeats")).isPositive();
+        assertThat(num(result, "sequence")).isEqualTo(finalSequence);
+
+        long[] pythonWords = wordsFromHex(text(result, "words_hex"));
+        long[] now = h.engine.producerWords(d.poolId()).get(STEP_SECONDS, TimeUnit.SECONDS);
+        assertThat(now).as("producer still quiescent").isEqualTo(producer);
+        assertThat(pythonWords).as("python's bucket words equal the producer's at sequence %d", finalSequence)
+            .isEqualTo(producer);
+        long nonZero = java.util.Arrays.stream(producer).filter(w -> w != 0).count();
+        assertThat(num(result, "nonzero")).isEqualTo(nonZero).isGreaterThan(20);
+      } finally {
+        server.close();
+      }
+    }
+  }
+
+  @Test
+  void debianGrpcClientWithABadMarkerGetsFailedPreconditionAndTheContractMismatchTrailer(@TempDir Path gen)
+      throws Exception {
+    requireTools();
+    generateMessages(gen);
+    RelayEngineConfig config = RelayEngineConfig.builder().dcId("py-interop").watchAll(true)
+        .expectedUniqueBlocks(4096).bind("127.0.0.1:0").build();
+    try (RelayHarness h = new RelayHarness(config, true)) {
+      RelayGrpcServer server = RelayGrpcServer.builder().engine(h.engine).build();
+      server.start();
+      try (PythonClient py = PythonClient.start(gen, server.port(), "bad-marker")) {
+        JsonObject result = py.result();
+        assertThat(bool(result, "ok")).as("python client: %s", text(result, "error")).isTrue();
+        JsonObject bad = (JsonObject) result.get("bad_marker");
+        assertThat(text(bad, "code")).isEqualTo("FAILED_PRECONDITION");
+        assertThat(text(bad, "reason")).isEqualTo("RELAY_ERROR_REASON_CONTRACT_MISMATCH");
+      } finally {
+        server.close();
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ workload
+
+  private static void cacheOne(List<SimWorker> workers, SplittableRandom rnd, int prompt) {
+    int[] tokens = RelayEngineScenarioTest.prompt(31_000 + prompt, 1 + rnd.nextInt(5));
+    workers.get(rnd.nextInt(workers.size())).cache(rnd.nextInt(2), tokens);
+  }
+
+  /**
+   * Waits until the producer holds exactly the workers' live blocks and an in-process witness stream (opened now,
+   * closed before returning) has converged to its words: the witness then tells the quiescent sequence. A fresh
+   * witness each time, so no undrained stream lags while Python runs.
+   */
+  private static WireReplica quiescent(RelayHarness h, KvPoolDescriptor d, List<SimWorker> workers, String name)
+      throws Exception {
+    WireReplica witness = h.subscribe(d, name);
+    try {
+      h.awaitExact(witness, d, () -> live(workers));
+      return witness;
+    } finally {
+      witness.stream.close();
+    }
+  }
+
+  private static Set<Long> live(List<SimWorker> workers) {
+    Set<Long> all = new HashSet<>();
+    for (SimWorker w : workers) {
+      all.addAll(w.liveCanonicals());
+    }
+    return all;
+  }
+
+  // ------------------------------------------------------------------ tools
+
+  private static boolean run(List<String> command, long seconds) {
+    try {
+      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      p.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
+      if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        return false;
+      }
+      return p.exitValue() == 0;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  static boolean toolsAvailable() {
+    return Files.isExecutable(PYTHON) && Files.isExecutable(PROTOC)
+        && run(List.of(PYTHON.toString(), "-c", "import grpc, google.protobuf, xxhash; xxhash.xxh3_64_intdigest"),
+            20);
+  }
+
+  private static void requireTools() {
+    if (!toolsAvailable()) {
+      if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+        fail("CI=true but /usr/bin/python3 cannot import grpc, google.protobuf and xxhash, or /usr/bin/protoc is "
+            + "missing (apt-get install python3-grpcio python3-protobuf python3-xxhash protobuf-compiler)");
+      }
+      assumeTrue(false, "python3-grpcio / python3-protobuf / python3-xxhash / protoc not installed; interop skipped");
+    }
+  }
+
+  /** Debian's protoc generates the Python message classes from our relay.proto, at test time. */
+  private static void generateMessages(Path gen) {
+    assertThat(run(List.of(PROTOC.toString(), "--python_out=" + gen, "-I", PROTO_ROOT.toString(), PROTO_FILE), 30))
+        .as("protoc --python_out succeeded").isTrue();
+    assertThat(gen.resolve("dynamo/kvrelay/v1/relay_pb2.py")).exists();
+  }
+
+  // ------------------------------------------------------------------ result parsing
+
+  private static long[] wordsFromHex(String hex) {
+    assertThat(hex.length() % 16).isZero();
+    long[] words = new long[hex.length() / 16];
+    for (int i = 0; i < words.length; i++) {
+      long w = 0;
+      for (int b = 7; b >= 0; b--) { // little-endian bytes
+        int at = i * 16 + b * 2;
+        w = (w << 8) | Integer.parseInt(hex.substring(at, at + 2), 16);
+      }
+      words[i] = w;
+    }
+    return words;
+  }
+
+  private static @Nullable JsonValue member(JsonObject o, String name) {
+    return o.get(name);
+  }
+
+  private static boolean bool(JsonObject o, String name) {
+    return member(o, name) instanceof JsonBoolean b && b.value();
+  }
+
+  private static @Nullable String text(JsonObject o, String name) {
+    return member(o, name) instanceof JsonString s ? s.value() : null;
+  }
+
+  private static long num(JsonObject o, String name) throws Exception {
+    JsonValue v = member(o, name);
+    assertThat(v).as(name).isInstanceOf(JsonNumber.class);
+    return ((JsonNumber) v).asLong();
+  }
+
+  /** Not thread-safe (the test thread), except its stdout pump: the Python client as a bounded subprocess. */
+  private static final class PythonClient implements AutoCloseable {
+    private final Process process;
+    private final Writer stdin;
+    private final Path stderr;
+    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    private final List<String> seen = new ArrayList<>();
+
+    private PythonClient(Process process, Path stderr) {
+      this.process = process;
+      this.stderr = stderr;
+      this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+      Thread pump = new Thread(() -> {
+        try (BufferedReader in = new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+          String line;
+          while ((line = in.readLine()) != null) {
+            lines.add(line);
+          }
+        } catch (IOException ignored) {
+          // the process ended; awaitLine reports what was seen
+        }
+      }, "python-interop-stdout");
+      pump.setDaemon(true);
+      pump.start();
+    }
+
+    static PythonClient start(Path gen, int port, String mode, String... extra) throws IOException {
+      List<String> command = new ArrayList<>(List.of(PYTHON.toString(), CLIENT.toString(), "--target",
+          "127.0.0.1:" + port, "--gen-dir", gen.toString(), "--mode", mode, "--timeout",
+          Long.toString(STEP_SECONDS)));
+      command.addAll(List.of(extra));
+      Path err = gen.resolve("python-stderr.txt");
+      ProcessBuilder b = new ProcessBuilder(command).redirectError(err.toFile());
+      b.environment().put("PYTHONDONTWRITEBYTECODE", "1");
+      return new PythonClient(b.start(), err);
+    }
+
+    String awaitLine(String prefix) throws Exception {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(STEP_SECONDS);
+      while (System.nanoTime() < deadline) {
+        String line = lines.poll(100, TimeUnit.MILLISECONDS);
+        if (line == null) {
+          continue;
+        }
+        seen.add(line.length() > 300 ? line.substring(0, 300) + "…" : line);
+        if (line.startsWith(prefix)) {
+          return line;
+        }
+        if (line.startsWith("RESULT ") && !prefix.equals("RESULT ")) {
+          throw new AssertionError("python client ended early: " + line + "\nstderr: " + stderrText());
+        }
+      }
+      throw new AssertionError("no '" + prefix + "' line from the python client within " + STEP_SECONDS
+          + " s; seen " + seen + "\nstderr: " + stderrText());
+    }
+
+    void send(String line) throws IOException {
+      stdin.write(line);
+      stdin.write('\n');
+      stdin.flush();
+    }
+
+    JsonObject result() throws Exception {
+      String line = awaitLine("RESULT ");
+      assertThat(process.waitFor(STEP_SECONDS, TimeUnit.SECONDS)).as("python client exited").isTrue();
+      JsonValue v = Json.parse(line.substring("RESULT ".length()));
+      assertThat(v).as("result: %s\nstderr: %s", line, stderrText()).isInstanceOf(JsonObject.class);
+      return (JsonObject) v;
+    }
+
+    private String stderrText() {
+      try {
+        return Files.readString(stderr);
+      } catch (IOException e) {
+        return "(unreadable: " + e + ")";
+      }
+    }
+
+    @Override
+    public void close() {
+      try {
+        stdin.close();
+      } catch (IOException ignored) {
+        // already gone
+      }
+      process.destroyForcibly();
+    }
+  }
+}
