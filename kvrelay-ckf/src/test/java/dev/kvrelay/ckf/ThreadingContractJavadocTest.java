@@ -81,6 +81,10 @@ class ThreadingContractJavadocTest {
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/stream",
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/hub",
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/recovery",
+    "../kvrelay-grpc/src/main/java/dev/kvrelay/grpc/wire",
+    "../kvrelay-grpc/src/main/java/dev/kvrelay/grpc/server",
+    "../kvrelay-grpc/src/main/java/dev/kvrelay/grpc/client",
+    "../kvrelay-launcher/src/main/java/dev/kvrelay/launcher",
   })
   void firstJavadocSentenceOfEveryTypeStatesItsThreadingContract(String dir) throws IOException {
     assertThat(violations(Path.of(dir))).isEmpty();

@@ -60,10 +60,10 @@ final class DemoWorker {
   /** Engine block ids are opaque to the relay; a per-worker counter here. */
   private long nextExternalId;
 
-  /** One cached block: the external id of its parent (empty for a root), its tokens hash, its canonical hash. */
+  /** Immutable and thread-safe: one cached block: parent external id (empty for a root), tokens hash, canonical hash. */
   private record Block(OptionalLong parentExternal, long tokensHash, long canonical) {}
 
-  /** One data-parallel rank: its publisher, event log and live blocks (external id → block, insertion order). */
+  /** Confined to its worker (guarded by the worker's monitor): one rank's publisher, event log and live blocks. */
   private static final class Rank {
     final int dpRank;
     final long publisherId;

@@ -103,7 +103,7 @@ final class EmbeddedDemo {
     this.deadline = deadline;
   }
 
-  /** One request of the self-check: a label and its tokens. */
+  /** Immutable and thread-safe: one request of the self-check, a label and its tokens. */
   private record Request(String label, int[] tokens) {}
 
   /**
