@@ -9,6 +9,7 @@ import dev.kvrelay.engine.view.PoolFrame;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -31,8 +32,8 @@ import org.jspecify.annotations.Nullable;
  * {@code buckets} buckets (expected_unique_blocks = 2·B), polling every SNAPSHOT_CHUNK frame (CBI1, up to 2^19
  * buckets = 4 MiB each) and assembling them with {@link SnapshotAssembly} into a dense {@code long[B]}, then closing
  * the call. The time includes the admission chain, the pool actor's barrier snapshot, CBI1 encoding, protobuf, HTTP/2
- * flow control and the consumer's decoding. Fixture: {@link WanRelayFixture}, filled with {@code min(B/2, 2^21)}
- * blocks through the event plane; the setup checks an assembled snapshot holds exactly that many fingerprints.
+ * flow control and the consumer's decoding. Fixture: {@link WanRelayFixture}, filled with 2^17
+ * blocks through the event plane (paced at 50 000 blocks/s); the setup checks an assembled snapshot holds exactly that many fingerprints.
  *
  * <p>Scores: {@code streamSnapshot} in snapshots/s; the auxiliary counter {@code snapshotBytes} in CBI1 payload
  * bytes/s (divide by 10^6 for MB/s; the snapshot is dense: 8·B bytes of words plus 64 bytes per chunk).
@@ -51,6 +52,11 @@ public class SnapshotStreamBenchmark {
 
     WanRelayFixture fixture;
     CkfFormat format;
+    /** Blocks stored before measuring (the snapshot is dense: its size does not depend on occupancy). */
+    static final long FILL_BLOCKS = 1 << 17;
+    /** Block events per second of the fill. */
+    static final long FILL_RATE = 50_000;
+
     long filledBlocks;
     int subscribers;
 
@@ -61,17 +67,25 @@ public class SnapshotStreamBenchmark {
       if (format.bucketCount() != buckets) {
         throw new IllegalStateException("E = 2B should give B = " + buckets + ", got " + format.bucketCount());
       }
-      long events = Math.min(buckets / 2, 1 << 21) / WanRelayFixture.BLOCKS;
+      // Paced: the engine drops events when its pool mailbox is full (counted), and a dropped event never comes back.
+      long events = FILL_BLOCKS / WanRelayFixture.BLOCKS;
+      long t = System.nanoTime();
+      double interval = WanRelayFixture.BLOCKS * 1e9 / FILL_RATE;
       for (long s = 0; s < events; s++) {
+        long at = t + (long) (s * interval);
+        while (System.nanoTime() < at) {
+          LockSupport.parkNanos(50_000);
+        }
         fixture.publishStored(s);
       }
       filledBlocks = events * WanRelayFixture.BLOCKS;
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
       long occupied;
       do {
         occupied = occupancy(snapshot(this, null));
         if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("snapshot holds " + occupied + " fingerprints, filled " + filledBlocks);
+          throw new IllegalStateException("snapshot holds " + occupied + " fingerprints, filled " + filledBlocks
+              + "; engine " + fixture.engine.stats());
         }
       } while (occupied != filledBlocks);
     }

@@ -53,7 +53,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>{@code
  * java -cp benchmarks/target/benchmarks-all.jar dev.kvrelay.benchmarks.WanLatencyBenchmark \
- *     [rates=10000,100000,1000000] [seconds=5] [warmup=2]
+ *     [rates=10000,100000,1000000] [seconds=5] [warmup=2] [queue=2 (the client's inbound queue bound)]
  * }</pre>
  */
 public final class WanLatencyBenchmark {
@@ -96,16 +96,20 @@ public final class WanLatencyBenchmark {
     long[] rates = {10_000, 100_000, 1_000_000};
     double seconds = 5;
     double warmup = 2;
+    int queue = RelayGrpcClient.DEFAULT_INBOUND_QUEUE_BOUND;
     for (String a : args) {
       String[] kv = a.split("=", 2);
       switch (kv[0]) {
         case "rates" -> rates = Arrays.stream(kv[1].split(",")).mapToLong(Long::parseLong).toArray();
         case "seconds" -> seconds = Double.parseDouble(kv[1]);
         case "warmup" -> warmup = Double.parseDouble(kv[1]);
-        default -> throw new IllegalArgumentException("unknown argument " + a + " (rates=, seconds=, warmup=)");
+        case "queue" -> queue = Integer.parseInt(kv[1]);
+        default -> throw new IllegalArgumentException(
+            "unknown argument " + a + " (rates=, seconds=, warmup=, queue=)");
       }
     }
-    try (WanRelayFixture f = new WanRelayFixture(EXPECTED_BLOCKS, RelayGrpcClient.DEFAULT_INBOUND_QUEUE_BOUND)) {
+    try (WanRelayFixture f = new WanRelayFixture(EXPECTED_BLOCKS, queue)) {
+      System.out.println("# client inbound queue bound " + queue);
       new WanLatencyBenchmark(f).run(rates, seconds, warmup);
     }
   }
@@ -147,11 +151,14 @@ public final class WanLatencyBenchmark {
         rows.add(phase(rate, seconds, true));
       }
       if (failure != null) {
-        rows.add(String.format(Locale.ROOT, "rate %,d: NOT SUSTAINABLE: %s", rate, failure));
+        String d = drops();
+        rows.add(String.format(Locale.ROOT, "rate %,d: NOT SUSTAINABLE: %s%s; load %s", rate, failure,
+            d.isEmpty() ? "" : " [engine drops: " + d + "]", loadAverage()));
         break;
       }
     }
-    String check = failure == null ? checkReplica() : "skipped (run failed); engine " + fixture.engine.stats();
+    String check = failure == null ? checkReplica() : "skipped (run failed)";
+    System.out.println("# engine " + fixture.engine.stats());
     stopping = true;
     consumer.join(5_000);
     stream.close();
