@@ -4,6 +4,7 @@ import dev.kvrelay.api.CkfFormat;
 import dev.kvrelay.ckf.PackedBucket;
 import dev.kvrelay.ckf.cbi1.AssembledSnapshot;
 import dev.kvrelay.ckf.cbi1.SnapshotAssembly;
+import dev.kvrelay.engine.RelayConfigKey;
 import dev.kvrelay.engine.stream.RelayStream;
 import dev.kvrelay.engine.view.PoolFrame;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
@@ -62,7 +63,8 @@ public class SnapshotStreamBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
-      fixture = new WanRelayFixture(2L * buckets, RelayGrpcClient.DEFAULT_INBOUND_QUEUE_BOUND);
+      fixture = new WanRelayFixture(2L * buckets, RelayGrpcClient.DEFAULT_INBOUND_QUEUE_BOUND,
+          RelayConfigKey.PUBLICATION_QUEUE_CAPACITY.defaultValue());
       format = fixture.pool.producer().ckfFormat();
       if (format.bucketCount() != buckets) {
         throw new IllegalStateException("E = 2B should give B = " + buckets + ", got " + format.bucketCount());

@@ -9,6 +9,7 @@ import dev.kvrelay.ckf.cbi1.Cbi1Decoder;
 import dev.kvrelay.ckf.cbi1.Cbi1Frame;
 import dev.kvrelay.ckf.cbi1.SnapshotAssembly;
 import dev.kvrelay.engine.PoolStats;
+import dev.kvrelay.engine.RelayConfigKey;
 import dev.kvrelay.engine.stream.RelayStream;
 import dev.kvrelay.engine.view.PoolFrame;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
@@ -54,6 +55,7 @@ import org.jspecify.annotations.Nullable;
  * <pre>{@code
  * java -cp benchmarks/target/benchmarks-all.jar dev.kvrelay.benchmarks.WanLatencyBenchmark \
  *     [rates=10000,100000,1000000] [seconds=5] [warmup=2] [queue=2 (the client's inbound queue bound)]
+ *     [pubqueue=16 (the engine's publication_queue_capacity)]
  * }</pre>
  */
 public final class WanLatencyBenchmark {
@@ -97,6 +99,7 @@ public final class WanLatencyBenchmark {
     double seconds = 5;
     double warmup = 2;
     int queue = RelayGrpcClient.DEFAULT_INBOUND_QUEUE_BOUND;
+    long pubQueue = RelayConfigKey.PUBLICATION_QUEUE_CAPACITY.defaultValue();
     for (String a : args) {
       String[] kv = a.split("=", 2);
       switch (kv[0]) {
@@ -104,12 +107,13 @@ public final class WanLatencyBenchmark {
         case "seconds" -> seconds = Double.parseDouble(kv[1]);
         case "warmup" -> warmup = Double.parseDouble(kv[1]);
         case "queue" -> queue = Integer.parseInt(kv[1]);
+        case "pubqueue" -> pubQueue = Long.parseLong(kv[1]);
         default -> throw new IllegalArgumentException(
-            "unknown argument " + a + " (rates=, seconds=, warmup=, queue=)");
+            "unknown argument " + a + " (rates=, seconds=, warmup=, queue=, pubqueue=)");
       }
     }
-    try (WanRelayFixture f = new WanRelayFixture(EXPECTED_BLOCKS, queue)) {
-      System.out.println("# client inbound queue bound " + queue);
+    try (WanRelayFixture f = new WanRelayFixture(EXPECTED_BLOCKS, queue, pubQueue)) {
+      System.out.println("# client inbound queue bound " + queue + ", engine publication_queue_capacity " + pubQueue);
       new WanLatencyBenchmark(f).run(rates, seconds, warmup);
     }
   }

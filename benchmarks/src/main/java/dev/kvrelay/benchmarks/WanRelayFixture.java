@@ -35,7 +35,7 @@ import java.util.concurrent.TimeUnit;
  * Not thread-safe: built and closed by one thread; {@link #publishStored}/{@link #publishRemoved} are confined to
  * one publishing thread (the engine, server and client it wires are thread-safe themselves). One relay as it runs in
  * a DC, with its WAN listener and a remote reader: a {@link RelayEngine} (default knobs except
- * {@code expected_unique_blocks}) on the in-memory discovery and event plane, one simulated worker (one rank, not
+ * {@code expected_unique_blocks} and, where a benchmark says so, {@code publication_queue_capacity}) on the in-memory discovery and event plane, one simulated worker (one rank, not
  * recoverable) advertised in discovery and publishing {@code kv-events} through the event plane (msgpack encoded and
  * delivered on the plane's own thread, as the real subscriber path), a {@link RelayGrpcServer} on
  * {@code 127.0.0.1:0}, and a {@link RelayGrpcClient} connected to it over loopback h2c.
@@ -66,10 +66,13 @@ final class WanRelayFixture implements AutoCloseable {
    *
    * @param expectedUniqueBlocks the engine's {@code expected_unique_blocks} (2^20 gives B = 2^19)
    * @param queueBound the client's inbound queue bound per stream
+   * @param publicationQueueCapacity the engine's {@code publication_queue_capacity} (frames queued per pool
+   *     subscriber before it is cut off as lagged; default 16)
    */
-  WanRelayFixture(long expectedUniqueBlocks, int queueBound) throws Exception {
+  WanRelayFixture(long expectedUniqueBlocks, int queueBound, long publicationQueueCapacity) throws Exception {
     RelayEngineConfig config = RelayEngineConfig.builder().dcId("bench-dc").watchAll(true)
-        .expectedUniqueBlocks(expectedUniqueBlocks).bind("127.0.0.1:0").build();
+        .expectedUniqueBlocks(expectedUniqueBlocks).publicationQueueCapacity(publicationQueueCapacity)
+        .bind("127.0.0.1:0").build();
     engine = RelayEngine.builder().config(config).discovery(discovery).eventPlane(plane).poolThreads(1).build();
     publisher = plane.publisher(new EventScope.Endpoint(ENDPOINT), EventTopics.KV_EVENTS, PUBLISHER_ID);
     discovery.put(record(new ModelKey(ENDPOINT, WORKER, null),
