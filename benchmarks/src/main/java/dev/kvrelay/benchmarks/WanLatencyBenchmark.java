@@ -1,0 +1,416 @@
+package dev.kvrelay.benchmarks;
+
+import dev.kvrelay.api.CkfFormat;
+import dev.kvrelay.api.RelayException;
+import dev.kvrelay.ckf.CkfAddressing;
+import dev.kvrelay.ckf.PackedBucket;
+import dev.kvrelay.ckf.cbi1.AssembledSnapshot;
+import dev.kvrelay.ckf.cbi1.Cbi1Decoder;
+import dev.kvrelay.ckf.cbi1.Cbi1Frame;
+import dev.kvrelay.ckf.cbi1.SnapshotAssembly;
+import dev.kvrelay.engine.PoolStats;
+import dev.kvrelay.engine.RelayConfigKey;
+import dev.kvrelay.engine.stream.RelayStream;
+import dev.kvrelay.engine.view.PoolFrame;
+import dev.kvrelay.grpc.client.RelayGrpcClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Event → remote replica applied latency over loopback gRPC, open loop at fixed rates (a main-class harness: JMH
+ * has no open-loop fixed-rate mode, so this measures coordinated-omission-safe latencies itself and prints plain
+ * sorted percentiles with their sample counts).
+ *
+ * <p>Pipeline measured, all real: a worker's {@code RouterEvent} is msgpack-encoded and published on the in-memory
+ * event plane → the plane's delivery thread → the engine (decode, admission, pool actor, {@code CkfProducer}) → the
+ * publication hub (CBI1 delta, 16-event threshold or 1 ms timer, the defaults) → {@code RelayGrpcServer}
+ * (SubscribeKvPool, protobuf, HTTP/2 over 127.0.0.1) → {@code RelayGrpcClient} (its inbound flow-controlled queue,
+ * default bound 2) → this consumer thread, which decodes the CBI1 delta and writes its bucket images into a
+ * {@code long[]} replica. See {@link WanRelayFixture} for the relay and the workload (E = 2^20, B = 2^19).
+ *
+ * <p>Driving: one publisher thread ticks every {@code 16 / rate} seconds (rate = <b>block events per second</b>,
+ * Stored and Removed blocks both counted, as {@link PoolPipelineBenchmark} counts them); ticks alternate the Removed
+ * of the Stored event published {@value #LAG} Stored events earlier and the next Stored event (16 fresh blocks), so
+ * residency stays at {@value #LAG}·16 = 2^17 blocks. Tick {@code n} is <em>intended</em> at
+ * {@code t0 + n·interval}, fixed before the run; a late publisher sends at once and never skips, so a stall
+ * lengthens every latency behind it (no coordinated omission).
+ *
+ * <p>Latency of Stored event {@code s} = the time the consumer finished applying the first delta after which the
+ * replica holds the fingerprints of both {@code s}'s first and last block, minus {@code s}'s intended time. Events
+ * are applied in order (one publisher, one pool actor), so after each delta the consumer advances a watermark over
+ * every event now visible. If an event's Removed was already sent before it became visible (the backlog exceeded
+ * {@value #LAG} Stored events), the rate is reported as not sustainable.
+ *
+ * <p>At the end the replica is checked exactly: it holds every live block and exactly the live blocks' count of
+ * fingerprints.
+ *
+ * <pre>{@code
+ * java -cp benchmarks/target/benchmarks-all.jar dev.kvrelay.benchmarks.WanLatencyBenchmark \
+ *     [rates=10000,100000,1000000] [seconds=5] [warmup=2] [queue=2 (the client's inbound queue bound)]
+ *     [pubqueue=16 (the engine's publication_queue_capacity)]
+ * }</pre>
+ */
+public final class WanLatencyBenchmark {
+  /** Stored events resident between a Stored and its Removed. */
+  static final int LAG = 1 << 13;
+  /** Ring of per-event intended times, probes and latencies (more than any phase's Stored events). */
+  static final int RING = 1 << 21;
+  static final int MASK = RING - 1;
+  private static final long EXPECTED_BLOCKS = 1L << 20;
+  /** Block events per second of the unmeasured prefill. */
+  private static final long PREFILL_RATE = 50_000;
+  private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(60);
+  private static final long STATS_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
+  private final WanRelayFixture fixture;
+  private final CkfAddressing addressing;
+  private final long[] intended = new long[RING];
+  private final long[] probeFirst = new long[RING];
+  private final long[] probeLast = new long[RING];
+  private final long[] latency = new long[RING];
+  private final long[] canonicals = new long[WanRelayFixture.BLOCKS];
+  /** Stored events published (publisher thread writes, after the rings). */
+  private volatile long stored;
+  /** Stored events whose Removed was decided (set before it is published). */
+  private volatile long removed;
+  /** Stored events visible in the replica (consumer thread writes). */
+  private volatile long watermark;
+  private volatile @Nullable String failure;
+  private volatile boolean stopping;
+  private volatile long deltas;
+  private volatile long resnapshots;
+  private volatile long @Nullable [] words;
+
+  private WanLatencyBenchmark(WanRelayFixture fixture) {
+    this.fixture = fixture;
+    this.addressing = CkfAddressing.of(fixture.pool.producer().ckfFormat());
+  }
+
+  public static void main(String[] args) throws Exception {
+    long[] rates = {10_000, 100_000, 1_000_000};
+    double seconds = 5;
+    double warmup = 2;
+    int queue = RelayGrpcClient.DEFAULT_INBOUND_QUEUE_BOUND;
+    long pubQueue = RelayConfigKey.PUBLICATION_QUEUE_CAPACITY.defaultValue();
+    for (String a : args) {
+      String[] kv = a.split("=", 2);
+      switch (kv[0]) {
+        case "rates" -> rates = Arrays.stream(kv[1].split(",")).mapToLong(Long::parseLong).toArray();
+        case "seconds" -> seconds = Double.parseDouble(kv[1]);
+        case "warmup" -> warmup = Double.parseDouble(kv[1]);
+        case "queue" -> queue = Integer.parseInt(kv[1]);
+        case "pubqueue" -> pubQueue = Long.parseLong(kv[1]);
+        default -> throw new IllegalArgumentException(
+            "unknown argument " + a + " (rates=, seconds=, warmup=, queue=, pubqueue=)");
+      }
+    }
+    try (WanRelayFixture f = new WanRelayFixture(EXPECTED_BLOCKS, queue, pubQueue)) {
+      System.out.println("# client inbound queue bound " + queue + ", engine publication_queue_capacity " + pubQueue);
+      new WanLatencyBenchmark(f).run(rates, seconds, warmup);
+    }
+  }
+
+  private void run(long[] rates, double seconds, double warmup) throws Exception {
+    CkfFormat format = fixture.pool.producer().ckfFormat();
+    System.out.printf(Locale.ROOT, "# WanLatencyBenchmark: B=%d, LAG=%d stored events (%d resident blocks), "
+        + "rate unit = block events/s (stored + removed), load %s%n", format.bucketCount(), LAG,
+        LAG * WanRelayFixture.BLOCKS, loadAverage());
+    RelayStream<PoolFrame> stream = fixture.client.subscribePool(fixture.pool.poolId(), fixture.pool.producer(),
+        "wan-latency-bench").get(30, TimeUnit.SECONDS);
+    Thread consumer = new Thread(() -> consume(stream, format), "wan-bench-replica");
+    consumer.setDaemon(true);
+    consumer.start();
+    long installDeadline = System.nanoTime() + WAIT_NANOS;
+    while (words == null && failure == null && System.nanoTime() < installDeadline) {
+      Thread.sleep(1);
+    }
+    if (words == null) {
+      throw new IllegalStateException("no snapshot installed: " + failure);
+    }
+    // Prefill: LAG stored events, paced at PREFILL_RATE block events/s (not measured); the replica catches up.
+    long t = System.nanoTime();
+    double prefillInterval = WanRelayFixture.BLOCKS * 1e9 / PREFILL_RATE;
+    for (int i = 0; i < LAG && failure == null; i++) {
+      long at = t + (long) (i * prefillInterval);
+      while (System.nanoTime() < at) {
+        LockSupport.parkNanos(50_000);
+      }
+      store(at);
+    }
+    awaitWatermark(stored);
+    System.out.printf(Locale.ROOT, "# prefilled %d blocks in %.2f s%n", LAG * WanRelayFixture.BLOCKS,
+        (System.nanoTime() - t) / 1e9);
+    List<String> rows = new ArrayList<>();
+    for (long rate : rates) {
+      phase(rate, warmup, false);
+      if (failure == null) {
+        rows.add(phase(rate, seconds, true));
+      }
+      if (failure != null) {
+        String d = drops();
+        rows.add(String.format(Locale.ROOT, "rate %,d: NOT SUSTAINABLE: %s%s; load %s", rate, failure,
+            d.isEmpty() ? "" : " [engine drops: " + d + "]", loadAverage()));
+        break;
+      }
+    }
+    String check = failure == null ? checkReplica() : "skipped (run failed)";
+    System.out.println("# engine " + fixture.engine.stats());
+    stopping = true;
+    consumer.join(5_000);
+    stream.close();
+    System.out.println("# results (latency = intended publish time -> delta applied at the remote replica)");
+    for (String r : rows) {
+      System.out.println(r);
+    }
+    System.out.println("# replica check: " + check + "; deltas applied " + deltas + ", resnapshots " + resnapshots
+        + "; client " + fixture.client.stats() + "; load " + loadAverage());
+  }
+
+  // ------------------------------------------------------------------ publisher
+
+  private String phase(long rate, double seconds, boolean record) throws Exception {
+    double interval = WanRelayFixture.BLOCKS * 1e9 / rate;
+    long ticks = 2 * Math.max(1, (long) (seconds * rate / (2.0 * WanRelayFixture.BLOCKS)));
+    long first = stored;
+    long deltasBefore = deltas;
+    String loadBefore = loadAverage();
+    long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1);
+    long maxSendLag = 0;
+    for (long n = 0; n < ticks && failure == null; n++) {
+      long at = t0 + (long) (n * interval);
+      long now;
+      while ((now = System.nanoTime()) < at) {
+        if (at - now > 80_000) {
+          LockSupport.parkNanos(at - now - 60_000);
+        } else {
+          Thread.onSpinWait();
+        }
+      }
+      maxSendLag = Math.max(maxSendLag, now - at);
+      if ((n & 1) == 0) {
+        long r = removed;
+        removed = r + 1;
+        fixture.publishRemoved(r);
+      } else {
+        store(at);
+      }
+    }
+    long sent = System.nanoTime();
+    long last = stored;
+    awaitWatermark(last);
+    if (!record || failure != null) {
+      return "";
+    }
+    long[] sample = new long[(int) (last - first)];
+    for (long s = first; s < last; s++) {
+      sample[(int) (s - first)] = latency[(int) (s & MASK)];
+    }
+    Arrays.sort(sample);
+    double achieved = ticks * WanRelayFixture.BLOCKS / ((sent - t0) / 1e9);
+    return String.format(Locale.ROOT,
+        "rate %,d block ev/s (achieved %,.0f): n=%d stored events, p50 %s, p90 %s, p99 %s, p99.9 %s, max %s;"
+            + " max publisher send lag %s; deltas %d; load %s -> %s",
+        rate, achieved, sample.length, ms(pct(sample, 0.50)), ms(pct(sample, 0.90)), ms(pct(sample, 0.99)),
+        ms(pct(sample, 0.999)), ms(sample[sample.length - 1]), ms(maxSendLag), deltas - deltasBefore, loadBefore,
+        loadAverage());
+  }
+
+  /** Publishes the next Stored event with intended time {@code at}, after filling its ring slot. */
+  private void store(long at) {
+    long s = stored;
+    int slot = (int) (s & MASK);
+    WanRelayFixture.canonicals(s, canonicals);
+    intended[slot] = at;
+    probeFirst[slot] = addressing.prepare(canonicals[0]);
+    probeLast[slot] = addressing.prepare(canonicals[WanRelayFixture.BLOCKS - 1]);
+    stored = s + 1;
+    fixture.publishStored(s);
+  }
+
+  private void awaitWatermark(long target) throws InterruptedException {
+    long deadline = System.nanoTime() + WAIT_NANOS;
+    long nextStats = System.nanoTime() + STATS_NANOS;
+    while (watermark < target && failure == null) {
+      long now = System.nanoTime();
+      if (now > deadline) {
+        failure = "replica did not reach stored event " + target + " within 60 s (at " + watermark + ")";
+        return;
+      }
+      if (now > nextStats) {
+        checkDrops();
+        nextStats = now + STATS_NANOS;
+      }
+      Thread.sleep(1);
+    }
+    checkDrops();
+  }
+
+  /** Fails the run if the engine dropped any event (its mailbox or recovery inbox was full): it never recovers here. */
+  private void checkDrops() {
+    String d = drops();
+    if (!d.isEmpty() && failure == null) {
+      failure = "the engine dropped events: " + d;
+    }
+  }
+
+  /** The engine's event drops, empty if none. */
+  private String drops() {
+    StringBuilder b = new StringBuilder();
+    for (PoolStats p : fixture.engine.stats().pools()) {
+      long mailboxFull = p.actor() == null ? 0 : p.actor().mailboxFull();
+      long inbox = p.recovery().inboxOverflows();
+      long rejected = p.recovery().submitRejected();
+      if (mailboxFull + inbox + rejected != 0) {
+        b.append("actor mailboxFull=").append(mailboxFull).append(", recovery inboxOverflows=").append(inbox)
+            .append(", submitRejected=").append(rejected).append(", gaps=").append(p.recovery().gaps());
+      }
+    }
+    return b.toString();
+  }
+
+  // ------------------------------------------------------------------ consumer
+
+  private void consume(RelayStream<PoolFrame> stream, CkfFormat format) {
+    SnapshotAssembly assembly = new SnapshotAssembly(format);
+    long sequence = -1;
+    long[] w = null;
+    try {
+      while (!stopping && failure == null) {
+        PoolFrame f = stream.poll(50, TimeUnit.MILLISECONDS);
+        if (f == null) {
+          if (stream.isFinished()) {
+            failure = "pool stream finished";
+          }
+          continue;
+        }
+        switch (f.kind()) {
+          case SNAPSHOT_CHUNK -> {
+            Optional<AssembledSnapshot> done = assembly.accept(f.payload());
+            if (done.isPresent()) {
+              if (w != null) {
+                resnapshots++;
+              }
+              w = done.get().words();
+              sequence = f.sequence();
+              words = w;
+              advance(w, System.nanoTime());
+            }
+          }
+          case DELTA -> {
+            if (w == null || f.baseSequence() != sequence) {
+              failure = "delta " + f + " after sequence " + sequence;
+              return;
+            }
+            Cbi1Frame.Delta d = (Cbi1Frame.Delta) Cbi1Decoder.decode(format, f.payload());
+            int[] buckets = d.buckets();
+            long[] images = d.words();
+            for (int i = 0; i < buckets.length; i++) {
+              w[buckets[i]] = images[i];
+            }
+            sequence = f.sequence();
+            deltas++;
+            advance(w, System.nanoTime());
+          }
+          default -> { }
+        }
+      }
+    } catch (RelayException e) {
+      failure = "pool stream ended: " + e.reason() + " " + e.getMessage();
+    } catch (Exception e) {
+      failure = "consumer failed: " + e;
+    }
+  }
+
+  /** Moves the watermark over every Stored event the replica now holds; records their latencies. */
+  private void advance(long[] w, long appliedAt) {
+    long s = watermark;
+    long end = stored;
+    while (s < end) {
+      int slot = (int) (s & MASK);
+      if (!holds(w, probeFirst[slot]) || !holds(w, probeLast[slot])) {
+        if (s < removed) {
+          failure = String.format(Locale.ROOT, "backlog over %d stored events: event %d was removed before it "
+              + "became visible (%s behind its intended time)", LAG, s, ms(appliedAt - intended[slot]));
+        }
+        break;
+      }
+      latency[slot] = appliedAt - intended[slot];
+      s++;
+    }
+    watermark = s;
+  }
+
+  private static boolean holds(long[] w, long prepared) {
+    int fp = CkfAddressing.fingerprint(prepared);
+    return PackedBucket.contains(w[CkfAddressing.bucketA(prepared)], fp)
+        || PackedBucket.contains(w[CkfAddressing.bucketB(prepared)], fp);
+  }
+
+  // ------------------------------------------------------------------ final check
+
+  /**
+   * Waits (at most 10 s) until the replica holds exactly (stored − removed)·16 fingerprints, then checks every live
+   * block (all 16 of each live event, recomputed) is present. Independent of the relay: the expected set is the
+   * workload's definition.
+   */
+  private String checkReplica() throws InterruptedException {
+    long live = (stored - removed) * WanRelayFixture.BLOCKS;
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    long occupied = -1;
+    while (System.nanoTime() < deadline) {
+      long[] w = words;
+      occupied = 0;
+      if (w != null) {
+        for (long x : w) {
+          occupied += PackedBucket.occupancy(x);
+        }
+      }
+      if (occupied == live) {
+        break;
+      }
+      Thread.sleep(10);
+    }
+    if (occupied != live) {
+      return "FAILED: replica holds " + occupied + " fingerprints, live blocks " + live;
+    }
+    long[] w = words;
+    long[] c = new long[WanRelayFixture.BLOCKS];
+    for (long s = removed; s < stored; s++) {
+      WanRelayFixture.canonicals(s, c);
+      for (long h : c) {
+        if (!holds(w, addressing.prepare(h))) {
+          return "FAILED: live block of stored event " + s + " missing";
+        }
+      }
+    }
+    return "OK (" + live + " live blocks, exactly that many fingerprints, every live block present)";
+  }
+
+  // ------------------------------------------------------------------ formatting
+
+  private static long pct(long[] sorted, double q) {
+    int i = (int) Math.ceil(q * sorted.length) - 1;
+    return sorted[Math.max(0, Math.min(sorted.length - 1, i))];
+  }
+
+  private static String ms(long nanos) {
+    return String.format(Locale.ROOT, "%.3f ms", nanos / 1e6);
+  }
+
+  static String loadAverage() {
+    try {
+      String[] p = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+      return p[0] + " " + p[1] + " " + p[2];
+    } catch (Exception e) {
+      return "n/a";
+    }
+  }
+}
