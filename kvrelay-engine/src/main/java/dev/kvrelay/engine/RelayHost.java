@@ -152,11 +152,7 @@ final class RelayHost {
     this.loadWindows = new LoadWindows(config.value(RelayConfigKey.LOAD_WINDOW_MS));
     loadWindows.initial(nowMs, List.of());
     this.servingLoadWindows = new dev.kvrelay.engine.load.ServingLoadWindows(config.value(RelayConfigKey.LOAD_WINDOW_MS));
-    try {
-      servingLoadWindows.initial(nowMs);
-    } catch (dev.kvrelay.engine.load.ServingLoadWindowException e) {
-      throw new IllegalStateException("a fresh serving-load window cannot fail to start", e);
-    }
+    servingLoadWindows.initial(nowMs);
   }
 
   dev.kvrelay.engine.load.ServingLoadUpdate initialServingLoadWindow() {
@@ -678,7 +674,7 @@ final class RelayHost {
     try {
       engine.publishLoad(loadWindows.next(now, reports));
       engine.publishServingLoad(servingLoadWindows.next(now, serving));
-    } catch (LoadWindowException | dev.kvrelay.engine.load.ServingLoadWindowException e) {
+    } catch (LoadWindowException e) {
       // wan-grpc.md §4.1: a load publisher error stops the transport and cancels the whole relay.
       engine.fail(new IllegalStateException("load window publisher failed: " + e.getMessage(), e));
     }

@@ -1,19 +1,22 @@
 package dev.kvrelay.engine.load;
 
-/** Immutable and thread-safe: a window could not be built; the {@link LoadWindows} state is unchanged. */
+/**
+ * Immutable and thread-safe: a load window (pool load, {@link LoadWindows}, or serving load, {@link
+ * ServingLoadWindows}) could not be built; the builder's state is unchanged.
+ */
 public final class LoadWindowException extends Exception {
 
   private static final long serialVersionUID = 1L;
 
   /** Immutable and thread-safe: why a window could not be built. */
   public enum Reason {
-    /** {@link LoadWindows#initial} was already called. */
+    /** {@code initial} was already called. */
     ALREADY_STARTED,
-    /** {@link LoadWindows#next} before {@link LoadWindows#initial}. */
+    /** {@code next} before {@code initial}. */
     NOT_STARTED,
     /** The window sequence would pass u64 max (fatal for the publisher, wan-grpc.md §4.1). */
     SEQUENCE_EXHAUSTED,
-    /** Two reports name the same pool id. */
+    /** Two reports (or inputs) name the same pool id. */
     DUPLICATE_POOL
   }
 

@@ -70,12 +70,12 @@ public final class ServingLoadWindows {
   /**
    * The startup window: sequence 0, no pools, no models (wan-grpc.md §4.2, "the initial window is empty").
    *
-   * @throws ServingLoadWindowException {@code ALREADY_STARTED} if called twice
+   * @throws LoadWindowException {@code ALREADY_STARTED} if called twice
    */
-  public ServingLoadUpdate initial(long nowMs) throws ServingLoadWindowException {
+  public ServingLoadUpdate initial(long nowMs) throws LoadWindowException {
     if (current != null) {
-      throw new ServingLoadWindowException(
-          ServingLoadWindowException.Reason.ALREADY_STARTED, "initial serving-load window already built");
+      throw new LoadWindowException(
+          LoadWindowException.Reason.ALREADY_STARTED, "initial serving-load window already built");
     }
     ServingLoadUpdate window = new ServingLoadUpdate(0, nowMs, windowMs, List.of(), List.of());
     current = window;
@@ -85,19 +85,19 @@ public final class ServingLoadWindows {
   /**
    * The next complete snapshot of {@code pools} (one input per catalog pool), sequence + 1.
    *
-   * @throws ServingLoadWindowException {@code NOT_STARTED} before {@link #initial}, {@code SEQUENCE_EXHAUSTED}
+   * @throws LoadWindowException {@code NOT_STARTED} before {@link #initial}, {@code SEQUENCE_EXHAUSTED}
    *     after the window with sequence u64 max, {@code DUPLICATE_POOL} if two inputs share a pool id; the state
    *     is unchanged
    */
-  public ServingLoadUpdate next(long nowMs, List<ServingPoolInput> pools) throws ServingLoadWindowException {
+  public ServingLoadUpdate next(long nowMs, List<ServingPoolInput> pools) throws LoadWindowException {
     ServingLoadUpdate last = current;
     if (last == null) {
-      throw new ServingLoadWindowException(
-          ServingLoadWindowException.Reason.NOT_STARTED, "no initial serving-load window");
+      throw new LoadWindowException(
+          LoadWindowException.Reason.NOT_STARTED, "no initial serving-load window");
     }
     if (last.windowSequence() == -1L) {
-      throw new ServingLoadWindowException(
-          ServingLoadWindowException.Reason.SEQUENCE_EXHAUSTED, "serving-load window sequence exhausted");
+      throw new LoadWindowException(
+          LoadWindowException.Reason.SEQUENCE_EXHAUSTED, "serving-load window sequence exhausted");
     }
     ServingLoadUpdate window = project(last.windowSequence() + 1, nowMs, windowMs, pools);
     current = window;
@@ -111,7 +111,7 @@ public final class ServingLoadWindows {
 
   /** The window with {@code sequence} for {@code pools}; pure. */
   static ServingLoadUpdate project(long sequence, long nowMs, long windowMs, List<ServingPoolInput> pools)
-      throws ServingLoadWindowException {
+      throws LoadWindowException {
     List<ServingPoolInput> sorted = new ArrayList<>(pools);
     sorted.sort(Comparator.comparing(input -> input.descriptor().poolId()));
     List<PoolServingLoad> poolEntries = new ArrayList<>(sorted.size());
@@ -120,8 +120,8 @@ public final class ServingLoadWindows {
       ServingPoolInput input = sorted.get(i);
       KvPoolDescriptor descriptor = input.descriptor();
       if (i > 0 && sorted.get(i - 1).descriptor().poolId().equals(descriptor.poolId())) {
-        throw new ServingLoadWindowException(
-            ServingLoadWindowException.Reason.DUPLICATE_POOL, "duplicate pool " + descriptor.poolId());
+        throw new LoadWindowException(
+            LoadWindowException.Reason.DUPLICATE_POOL, "duplicate pool " + descriptor.poolId());
       }
       poolEntries.add(new PoolServingLoad(descriptor.producer(), PoolServingLoad.viewOf(input.load().scheduler()),
           PoolDeploymentStatus.of(input.runtimeConfigs().values())));

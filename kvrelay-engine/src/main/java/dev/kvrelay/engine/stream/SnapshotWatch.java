@@ -65,12 +65,7 @@ public final class SnapshotWatch<T> implements AutoCloseable {
    * @param permit released when the stream ends or is closed; null for an unlimited stream
    */
   public RelayStream<T> subscribe(@Nullable AdmissionPermit permit) {
-    WatchStream s = new WatchStream(permit);
-    subscribers.add(s);
-    if (closed) {
-      subscribers.remove(s);
-    }
-    return s;
+    return subscribers.attach(new WatchStream(permit), () -> closed);
   }
 
   /** Ends every stream cleanly (each first takes the latest value it has not seen). Idempotent. */
@@ -82,11 +77,7 @@ public final class SnapshotWatch<T> implements AutoCloseable {
       }
       closed = true;
     }
-    SubscriberStream<?>[] subs = subscribers.snapshot();
-    for (int i = 0; i < subs.length; i++) {
-      subscribers.remove(subs[i]);
-      subs[i].ended();
-    }
+    subscribers.endAll();
   }
 
   /** True once {@link #close()} was called. */

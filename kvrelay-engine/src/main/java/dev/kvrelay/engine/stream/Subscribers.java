@@ -30,6 +30,27 @@ final class Subscribers {
     }
   }
 
+  /**
+   * Adds {@code s} unless its source is already closed: the closed flag is read after adding, so a close racing the
+   * subscribe either sees the new member (and ends it) or is seen here (and the member is removed again).
+   */
+  <S extends SubscriberStream<?>> S attach(S s, java.util.function.BooleanSupplier closed) {
+    add(s);
+    if (closed.getAsBoolean()) {
+      remove(s);
+    }
+    return s;
+  }
+
+  /** Removes and ends every member (the source closed). */
+  void endAll() {
+    SubscriberStream<?>[] subs = snapshot();
+    for (int i = 0; i < subs.length; i++) {
+      remove(subs[i]);
+      subs[i].ended();
+    }
+  }
+
   /** The current members; the array must not be modified. */
   SubscriberStream<?>[] snapshot() {
     return members;

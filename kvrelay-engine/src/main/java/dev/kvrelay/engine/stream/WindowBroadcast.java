@@ -106,12 +106,7 @@ public final class WindowBroadcast<T> implements AutoCloseable {
 
   /** Subscribes with an explicit first ring index (≤ {@link #published}); tests use it to fix a race. */
   RelayStream<T> subscribeFrom(long start, @Nullable AdmissionPermit permit) {
-    BroadcastStream s = new BroadcastStream(start, current, permit);
-    subscribers.add(s);
-    if (closed) {
-      subscribers.remove(s);
-    }
-    return s;
+    return subscribers.attach(new BroadcastStream(start, current, permit), () -> closed);
   }
 
   /** Ends every stream with PUBLICATION_UNAVAILABLE once it has taken what the ring still holds for it. */
@@ -121,11 +116,7 @@ public final class WindowBroadcast<T> implements AutoCloseable {
       return;
     }
     closed = true;
-    SubscriberStream<?>[] subs = subscribers.snapshot();
-    for (int i = 0; i < subs.length; i++) {
-      subscribers.remove(subs[i]);
-      subs[i].ended();
-    }
+    subscribers.endAll();
   }
 
   /** True once {@link #close()} was called. */

@@ -597,8 +597,52 @@ public final class RelayConsumer implements AutoCloseable {
     }
   }
 
+  /**
+   * Not thread-safe: confined to the consumer task (see {@link Watch}). A stream that feeds one view (readiness or
+   * load): an order error or a non-fatal end resets only that view and reopens the stream after backoff; CKF state is
+   * never touched (wan-grpc.md §7.5).
+   */
+  private abstract class ViewWatch<T> extends Watch<T> {
+    ViewWatch(Source source, String suffix) {
+      super(source, suffix);
+    }
+
+    /** Applies one message to the view and publishes the view's snapshot. */
+    abstract void apply(T message) throws StreamOrderException;
+
+    /** Resets the view and publishes its empty snapshot. */
+    abstract void resetView();
+
+    @Override
+    final boolean onMessage(T message) {
+      try {
+        apply(message);
+        succeeded();
+        return true;
+      } catch (StreamOrderException e) {
+        fail();
+        return false;
+      }
+    }
+
+    @Override
+    final void onEnd(@Nullable RelayErrorReason reason) {
+      if (reason != null && fatal(reason)) {
+        stopSource(source);
+      } else {
+        fail();
+      }
+    }
+
+    private void fail() {
+      increment(watchErrors);
+      resetView();
+      reopenLater();
+    }
+  }
+
   /** Not thread-safe: confined to the consumer task (see {@link Watch}). The readiness stream. */
-  private final class ReadinessWatch extends Watch<TopologySnapshot> {
+  private final class ReadinessWatch extends ViewWatch<TopologySnapshot> {
     ReadinessWatch(Source source) {
       super(source, READINESS_SUFFIX);
     }
@@ -609,37 +653,20 @@ public final class RelayConsumer implements AutoCloseable {
     }
 
     @Override
-    boolean onMessage(TopologySnapshot snapshot) {
-      try {
-        source.readinessView.apply(snapshot, epochMicros.getAsLong());
-        source.readiness = source.readinessView.snapshot();
-        succeeded();
-        return true;
-      } catch (StreamOrderException e) {
-        fail();
-        return false;
-      }
+    void apply(TopologySnapshot snapshot) throws StreamOrderException {
+      source.readinessView.apply(snapshot, epochMicros.getAsLong());
+      source.readiness = source.readinessView.snapshot();
     }
 
     @Override
-    void onEnd(@Nullable RelayErrorReason reason) {
-      if (reason != null && fatal(reason)) {
-        stopSource(source);
-      } else {
-        fail();
-      }
-    }
-
-    private void fail() {
-      increment(watchErrors);
+    void resetView() {
       source.readinessView.reset();
       source.readiness = source.readinessView.snapshot();
-      reopenLater();
     }
   }
 
   /** Not thread-safe: confined to the consumer task (see {@link Watch}). The pool-load stream. */
-  private final class LoadWatch extends Watch<KvPoolLoadUpdate> {
+  private final class LoadWatch extends ViewWatch<KvPoolLoadUpdate> {
     LoadWatch(Source source) {
       super(source, LOAD_SUFFIX);
     }
@@ -650,31 +677,14 @@ public final class RelayConsumer implements AutoCloseable {
     }
 
     @Override
-    boolean onMessage(KvPoolLoadUpdate window) {
-      try {
-        source.load = source.loadView.apply(window, source.catalog, epochMicros.getAsLong());
-        succeeded();
-        return true;
-      } catch (StreamOrderException e) {
-        fail();
-        return false;
-      }
+    void apply(KvPoolLoadUpdate window) throws StreamOrderException {
+      source.load = source.loadView.apply(window, source.catalog, epochMicros.getAsLong());
     }
 
     @Override
-    void onEnd(@Nullable RelayErrorReason reason) {
-      if (reason != null && fatal(reason)) {
-        stopSource(source);
-      } else {
-        fail();
-      }
-    }
-
-    private void fail() {
-      increment(watchErrors);
+    void resetView() {
       source.loadView.reset();
       source.load = source.loadView.snapshot();
-      reopenLater();
     }
   }
 

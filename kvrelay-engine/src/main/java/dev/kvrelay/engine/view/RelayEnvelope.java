@@ -17,7 +17,7 @@ public final class RelayEnvelope {
    *
    * @param contractMarker the received fixed32 marker (compared on its low 32 bits only if the high bits are 0)
    */
-  static @Nullable EnvelopeFault check(long contractMarker, int protocolVersion, @Nullable RelayIdentity relay) {
+  public static @Nullable EnvelopeFault check(long contractMarker, int protocolVersion, @Nullable RelayIdentity relay) {
     if (contractMarker != CONTRACT_MARKER) {
       return EnvelopeFault.CONTRACT_MISMATCH;
     }
@@ -30,10 +30,24 @@ public final class RelayEnvelope {
     return null;
   }
 
-  /** Immutable: the envelope check that failed. */
-  enum EnvelopeFault {
-    CONTRACT_MISMATCH,
-    PROTOCOL_VERSION_MISMATCH,
-    RELAY_MISSING
+  /** Immutable: the envelope check that failed, with the wire field it concerns. */
+  public enum EnvelopeFault {
+    /** {@code contract_marker} is not {@link #CONTRACT_MARKER}. */
+    CONTRACT_MISMATCH("contract_marker"),
+    /** {@code protocol_version} is not {@link #PROTOCOL_VERSION}. */
+    PROTOCOL_VERSION_MISMATCH("protocol_version"),
+    /** {@code relay} is absent. */
+    RELAY_MISSING("relay");
+
+    private final String field;
+
+    EnvelopeFault(String field) {
+      this.field = field;
+    }
+
+    /** The wire field name. */
+    public String field() {
+      return field;
+    }
   }
 }

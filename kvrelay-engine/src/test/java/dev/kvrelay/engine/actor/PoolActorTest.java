@@ -66,7 +66,7 @@ class PoolActorTest {
     }
     f.scheduler.advance(MS - 1);
     assertThat(f.published).isEmpty();
-    assertThat(f.scheduler.timersScheduled).as("one timer per window").isEqualTo(1);
+    assertThat(f.scheduler.timersScheduled()).as("one timer per window").isEqualTo(1);
     f.scheduler.advance(1);
     assertThat(f.deltas()).hasSize(1);
     assertThat(f.deltas().get(0).baseSequence()).isEqualTo(barrier.snapshot().sequence());
@@ -83,7 +83,7 @@ class PoolActorTest {
     f.apply(stored(1, 0, 0, 3, 4));
     f.scheduler.advance(MS);
     assertThat(f.deltas()).hasSize(2);
-    assertThat(f.scheduler.timersScheduled).isEqualTo(2);
+    assertThat(f.scheduler.timersScheduled()).isEqualTo(2);
   }
 
   @Test
@@ -135,7 +135,7 @@ class PoolActorTest {
     assertThat(s.producer().pendingEvents()).isZero();
     assertThat(s.producer().mappings()).isZero();
     assertThat(f.faults).isEmpty();
-    assertThat(f.scheduler.timersScheduled).isZero();
+    assertThat(f.scheduler.timersScheduled()).isZero();
     // the same source keeps being applied
     f.apply(stored(1, 0, 0, 1, 2));
     f.actor.submit(PoolCommand.Flush.INSTANCE);
@@ -158,7 +158,7 @@ class PoolActorTest {
     assertThat(s.ignoredNonPrimary()).isEqualTo(2);
     assertThat(s.appliedEvents()).isZero();
     assertThat(s.producer().pendingEvents()).isZero();
-    assertThat(f.scheduler.timersScheduled).isZero();
+    assertThat(f.scheduler.timersScheduled()).isZero();
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.hub;
 
+import dev.kvrelay.engine.actor.ManualScheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.api.CkfFormat;
@@ -125,7 +126,7 @@ final class HubFixture {
     }
   }
 
-  final ManualTimers timers = new ManualTimers();
+  final ManualScheduler timers = new ManualScheduler();
   final List<Fault> faults = new ArrayList<>();
   long micros = 1_700_000_000_000_000L;
   final HubRegistry registry;

@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.hub;
 
+import dev.kvrelay.engine.actor.ManualScheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.integers;
@@ -138,7 +139,7 @@ class HubProperties {
             s.closed = true;
           }
         }
-        default -> fx.timers.advanceMillis(1 + arg % 150);
+        default -> fx.timers.advanceMs(1 + arg % 150);
       }
     }
     CkfPublication last = a.publish();

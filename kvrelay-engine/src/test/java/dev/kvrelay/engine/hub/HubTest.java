@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.hub;
 
+import dev.kvrelay.engine.actor.ManualScheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -302,9 +303,9 @@ class HubTest {
     AtomicInteger wakeups = new AtomicInteger();
     stuck.onAvailable(wakeups::incrementAndGet);
     int before = wakeups.get();
-    fx.timers.advanceMillis(59_999);
+    fx.timers.advanceMs(59_999);
     assertThat(stuck.isFinished()).isFalse();
-    fx.timers.advanceMillis(1);
+    fx.timers.advanceMs(1);
     assertThat(stuck.isFinished()).isTrue();
     assertThat(wakeups.get()).isGreaterThan(before);
     assertThat(pollError(stuck)).isEqualTo(RelayErrorReason.SNAPSHOT_PROGRESS_TIMEOUT);
@@ -323,14 +324,14 @@ class HubTest {
     RelayStream<PoolFrame> s = open(fx, a, "s");
     WireReplica r = new WireReplica(a.identity);
     for (int i = 0; i < 4; i++) {
-      fx.timers.advanceMillis(59_000);
+      fx.timers.advanceMs(59_000);
       PoolFrame f = s.poll();
       assertThat(f.kind()).isEqualTo(PoolFrame.Kind.SNAPSHOT_CHUNK);
       r.apply(f);
     }
     assertThat(r.chunks).isEqualTo(Cbi1.chunkCount(1 << 21)).isEqualTo(4);
     assertThat(r.live).isTrue();
-    fx.timers.advanceMillis(120_000);
+    fx.timers.advanceMs(120_000);
     assertThat(fx.registry.stats().progressTimeouts()).isZero();
     assertThat(fx.registry.permits().available()).isEqualTo(2);
   }
@@ -340,29 +341,29 @@ class HubTest {
     HubFixture fx = new HubFixture();
     HubFixture.Pool a = fx.pool(41);
     RelayStream<PoolFrame> s = open(fx, a, "s");
-    fx.timers.advanceMillis(20_000); // no heartbeat before the snapshot was taken
+    fx.timers.advanceMs(20_000); // no heartbeat before the snapshot was taken
     WireReplica r = new WireReplica(a.identity);
     r.apply(s.poll());
     assertThat(s.poll()).isNull();
     AtomicInteger wakeups = new AtomicInteger();
     s.onAvailable(wakeups::incrementAndGet);
-    fx.timers.advanceMillis(9_999);
+    fx.timers.advanceMs(9_999);
     assertThat(s.poll()).isNull();
     assertThat(wakeups.get()).isZero();
-    fx.timers.advanceMillis(1);
+    fx.timers.advanceMs(1);
     assertThat(wakeups.get()).isEqualTo(1);
     PoolFrame hb = s.poll();
     assertThat(hb.kind()).isEqualTo(PoolFrame.Kind.HEARTBEAT);
     r.apply(hb);
     assertThat(s.poll()).isNull();
     // a delta resets the timer
-    fx.timers.advanceMillis(5_000);
+    fx.timers.advanceMs(5_000);
     a.store(1, 2);
     a.publish();
     r.apply(s.poll());
-    fx.timers.advanceMillis(9_999);
+    fx.timers.advanceMs(9_999);
     assertThat(s.poll()).isNull();
-    fx.timers.advanceMillis(1);
+    fx.timers.advanceMs(1);
     PoolFrame hb2 = s.poll();
     assertThat(hb2.kind()).isEqualTo(PoolFrame.Kind.HEARTBEAT);
     assertThat(hb2.sequence()).isEqualTo(1);

@@ -76,7 +76,7 @@ class ServingLoadWindowsProperties {
       ServingLoadWindows w = new ServingLoadWindows(1000);
       w.initial(0);
       return w.next(1000, inputs);
-    } catch (ServingLoadWindowException e) {
+    } catch (LoadWindowException e) {
       throw new AssertionError(e);
     }
   }
@@ -189,7 +189,7 @@ class ServingLoadWindowsProperties {
         for (long s = 1; s <= 5; s++) {
           assertThat(w.next(s, catalog(seed + s)).windowSequence()).isEqualTo(s);
         }
-      } catch (ServingLoadWindowException e) {
+      } catch (LoadWindowException e) {
         throw new AssertionError(e);
       }
     });

@@ -30,7 +30,7 @@ class ServingLoadWindowsTest {
   private static final long T0 = 1_700_000_000_000L;
   private static final long U64_MAX = -1L;
 
-  private static ServingLoadWindows started() throws ServingLoadWindowException {
+  private static ServingLoadWindows started() throws LoadWindowException {
     ServingLoadWindows w = new ServingLoadWindows(1000);
     w.initial(T0);
     return w;
@@ -218,12 +218,12 @@ class ServingLoadWindowsTest {
   @Test
   void nextBeforeInitialAndInitialTwiceAreTypedErrors() throws Exception {
     ServingLoadWindows w = new ServingLoadWindows(1000);
-    assertThatThrownBy(() -> w.next(T0, List.of())).isInstanceOfSatisfying(ServingLoadWindowException.class,
-        e -> assertThat(e.reason()).isEqualTo(ServingLoadWindowException.Reason.NOT_STARTED));
+    assertThatThrownBy(() -> w.next(T0, List.of())).isInstanceOfSatisfying(LoadWindowException.class,
+        e -> assertThat(e.reason()).isEqualTo(LoadWindowException.Reason.NOT_STARTED));
     assertThat(w.current()).isEmpty();
     ServingLoadUpdate first = w.initial(T0);
-    assertThatThrownBy(() -> w.initial(T0 + 1)).isInstanceOfSatisfying(ServingLoadWindowException.class,
-        e -> assertThat(e.reason()).isEqualTo(ServingLoadWindowException.Reason.ALREADY_STARTED));
+    assertThatThrownBy(() -> w.initial(T0 + 1)).isInstanceOfSatisfying(LoadWindowException.class,
+        e -> assertThat(e.reason()).isEqualTo(LoadWindowException.Reason.ALREADY_STARTED));
     assertThat(w.current()).contains(first);
   }
 
@@ -232,8 +232,8 @@ class ServingLoadWindowsTest {
     ServingLoadWindows w = new ServingLoadWindows(1000, new ServingLoadUpdate(U64_MAX - 1, T0, 1000, List.of(), List.of()));
     ServingLoadUpdate last = w.next(T0 + 1, List.of());
     assertThat(last.windowSequence()).isEqualTo(U64_MAX);
-    assertThatThrownBy(() -> w.next(T0 + 2, List.of())).isInstanceOfSatisfying(ServingLoadWindowException.class,
-        e -> assertThat(e.reason()).isEqualTo(ServingLoadWindowException.Reason.SEQUENCE_EXHAUSTED));
+    assertThatThrownBy(() -> w.next(T0 + 2, List.of())).isInstanceOfSatisfying(LoadWindowException.class,
+        e -> assertThat(e.reason()).isEqualTo(LoadWindowException.Reason.SEQUENCE_EXHAUSTED));
     assertThat(w.current()).contains(last);
   }
 
@@ -249,8 +249,8 @@ class ServingLoadWindowsTest {
     assertThat(other.poolId()).isEqualTo(id);
     assertThatThrownBy(() -> w.next(T0, List.of(input(descriptor(p, "ns", List.of("m"))),
             input(descriptor(other, "ns", List.of("m"))))))
-        .isInstanceOfSatisfying(ServingLoadWindowException.class,
-            e -> assertThat(e.reason()).isEqualTo(ServingLoadWindowException.Reason.DUPLICATE_POOL));
+        .isInstanceOfSatisfying(LoadWindowException.class,
+            e -> assertThat(e.reason()).isEqualTo(LoadWindowException.Reason.DUPLICATE_POOL));
     assertThat(w.current()).contains(before);
     assertThat(w.next(T0, List.of()).windowSequence()).isEqualTo(1);
   }

@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.recovery;
 
+import dev.kvrelay.engine.actor.ManualScheduler;
 import dev.kvrelay.api.CkfFormat;
 import dev.kvrelay.ckf.CkfConfigException;
 import dev.kvrelay.ckf.producer.CkfProducer;

@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.recovery;
 
+import dev.kvrelay.engine.actor.ManualScheduler;
 import dev.kvrelay.spi.eventplane.RecoveryTarget;
 import dev.kvrelay.spi.eventplane.RequestPlaneClient;
 import dev.kvrelay.spi.eventplane.RequestPlaneException;

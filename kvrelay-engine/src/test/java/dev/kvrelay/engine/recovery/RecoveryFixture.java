@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.recovery;
 
+import dev.kvrelay.engine.actor.ManualScheduler;
 import dev.kvrelay.api.DcId;
 import dev.kvrelay.api.DigestIdentity;
 import dev.kvrelay.api.DynamoEndpointId;

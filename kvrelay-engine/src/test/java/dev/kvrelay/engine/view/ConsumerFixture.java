@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.view;
 
+import dev.kvrelay.engine.actor.ManualScheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.api.KvPoolId;
@@ -15,7 +16,7 @@ final class ConsumerFixture {
   static final long BACKOFF_MAX = 8_000_000L; // 8 ms
   static final long MAX_AGE_US = 10_000_000L; // 10 s: no staleness within a test unless wanted
 
-  final ManualActorScheduler scheduler = new ManualActorScheduler();
+  final ManualScheduler scheduler = new ManualScheduler();
   final List<FakeRelay> relays;
   final RelayConsumer consumer;
 
@@ -32,7 +33,7 @@ final class ConsumerFixture {
         .maxAgeUs(maxAgeUs)
         .subscriberIdBase("router-1")
         .scheduler(scheduler)
-        .clocks(scheduler::nanoTime, scheduler::epochMicros)
+        .clocks(scheduler::now, scheduler::epochMicros)
         .backoff(new BackoffPolicy(BACKOFF_INITIAL, BACKOFF_MAX, false))
         .randomSeed(7);
     FakeRelay[] r = new FakeRelay[sources];

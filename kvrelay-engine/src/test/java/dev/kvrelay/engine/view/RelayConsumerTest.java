@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.view;
 
+import dev.kvrelay.engine.actor.ManualScheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -339,19 +340,19 @@ class RelayConsumerTest {
     RelayConsumer.Builder b = RelayConsumer.builder().consumerInstance(1).domain(GlobalViewTest.DOMAIN)
         .format(GlobalViewTest.FORMAT).semantics(GlobalViewTest.STD4).maxAgeUs(1)
         .subscriberIdBase("é".repeat(60)) // 120 UTF-8 bytes
-        .scheduler(new ManualActorScheduler()).clocks(() -> 0, () -> 0)
+        .scheduler(new ManualScheduler()).clocks(() -> 0, () -> 0)
         .source("a", new FakeRelay(new RelayIdentity(1, 1)));
     assertThatThrownBy(b::build).hasMessageContaining("118 UTF-8 bytes");
     RelayConsumer.Builder ok = RelayConsumer.builder().consumerInstance(1).domain(GlobalViewTest.DOMAIN)
         .format(GlobalViewTest.FORMAT).semantics(GlobalViewTest.STD4).maxAgeUs(1)
         .subscriberIdBase("é".repeat(59)) // 118 bytes
-        .scheduler(new ManualActorScheduler()).clocks(() -> 0, () -> 0);
+        .scheduler(new ManualScheduler()).clocks(() -> 0, () -> 0);
     assertThatThrownBy(() -> ok.source("a", new FakeRelay(new RelayIdentity(1, 1)))
         .source("a", new FakeRelay(new RelayIdentity(2, 1)))).isInstanceOf(IllegalStateException.class);
     assertThat(ok.build()).isNotNull();
     RelayConsumer.Builder many = RelayConsumer.builder().consumerInstance(1).domain(GlobalViewTest.DOMAIN)
         .format(GlobalViewTest.FORMAT).semantics(GlobalViewTest.STD4).maxAgeUs(1).subscriberIdBase("x\u0007")
-        .scheduler(new ManualActorScheduler()).clocks(() -> 0, () -> 0);
+        .scheduler(new ManualScheduler()).clocks(() -> 0, () -> 0);
     for (int i = 0; i < 17; i++) {
       many.source("s" + i, new FakeRelay(new RelayIdentity(i, 1)));
     }

@@ -656,26 +656,6 @@ public final class WireCodec {
 
   // ============================================================ serving load
 
-  /** The {@code DataStatus} enum number of a status. */
-  public static int dataStatusNumber(DataStatus status) {
-    return switch (status) {
-      case COMPLETE -> 1;
-      case DEGRADED -> 2;
-      case UNAVAILABLE -> 3;
-    };
-  }
-
-  /** Decodes a {@code DataStatus} number: 0 (UNSPECIFIED) is malformed, any other unknown value unsupported. */
-  public static DataStatus dataStatus(int number) throws WireValidationException {
-    return switch (number) {
-      case 1 -> DataStatus.COMPLETE;
-      case 2 -> DataStatus.DEGRADED;
-      case 3 -> DataStatus.UNAVAILABLE;
-      case 0 -> throw WireValidationException.malformed("status", "data status is UNSPECIFIED");
-      default -> throw WireValidationException.unsupported("status", "unknown data status " + number);
-    };
-  }
-
   /** {@code ServingLoadUpdate} for a published window of {@code relay}. */
   public static ServingLoadUpdate toProto(
       dev.kvrelay.api.RelayIdentity relay, dev.kvrelay.engine.load.ServingLoadUpdate window) {
@@ -710,7 +690,7 @@ public final class WireCodec {
 
   private static LoadView toProto(ServingLoadView view) {
     LoadView.Builder b = LoadView.newBuilder()
-        .setStatusValue(dataStatusNumber(view.status()))
+        .setStatusValue(view.status().wireValue())
         .setSourceObservedMs(view.sourceObservedMs());
     view.requests().ifPresent(r -> {
       RequestLifecycleStats.Builder rb = RequestLifecycleStats.newBuilder()
@@ -810,7 +790,7 @@ public final class WireCodec {
       throw WireValidationException.malformed("load", "pool load view is missing");
     }
     LoadView load = p.getLoad();
-    DataStatus status = dataStatus(load.getStatusValue());
+    DataStatus status = DataStatus.fromWire(load.getStatusValue());
     boolean complete = status == DataStatus.COMPLETE;
     if (load.hasRequests()) {
       throw WireValidationException.malformed("load.requests", "a pool view carries no request stats");
@@ -846,7 +826,7 @@ public final class WireCodec {
       throw WireValidationException.malformed("load", "model load view is missing");
     }
     LoadView load = m.getLoad();
-    DataStatus status = dataStatus(load.getStatusValue());
+    DataStatus status = DataStatus.fromWire(load.getStatusValue());
     boolean complete = status == DataStatus.COMPLETE;
     if (!load.hasRequests()) {
       throw WireValidationException.malformed("load.requests", "model request counts are missing");

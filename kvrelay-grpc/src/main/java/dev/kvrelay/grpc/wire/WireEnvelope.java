@@ -24,24 +24,17 @@ public record WireEnvelope(int protocolVersion, long contractMarker, @Nullable R
    *     or {@code relay}
    */
   public RelayIdentity check() throws WireValidationException {
-    if (contractMarker != RelayEnvelope.CONTRACT_MARKER) {
-      throw WireValidationException.malformed("contract_marker",
-          "contract marker 0x" + Long.toHexString(contractMarker) + " is not 0x4b565231");
-    }
-    if (protocolVersion != RelayEnvelope.PROTOCOL_VERSION) {
-      throw WireValidationException.malformed("protocol_version",
-          "protocol version " + Integer.toUnsignedString(protocolVersion) + " is not 1");
-    }
-    if (relay == null) {
-      throw WireValidationException.malformed("relay", "relay identity is missing");
+    RelayEnvelope.EnvelopeFault fault = RelayEnvelope.check(contractMarker, protocolVersion, relay);
+    if (fault != null || relay == null) {
+      RelayEnvelope.EnvelopeFault f = fault == null ? RelayEnvelope.EnvelopeFault.RELAY_MISSING : fault;
+      throw WireValidationException.malformed(f.field(), "envelope check failed: " + f + " (marker 0x"
+          + Long.toHexString(contractMarker) + ", protocol version " + Integer.toUnsignedString(protocolVersion) + ")");
     }
     return relay;
   }
 
   /** True if {@link #check()} passes. */
   public boolean valid() {
-    return contractMarker == RelayEnvelope.CONTRACT_MARKER
-        && protocolVersion == RelayEnvelope.PROTOCOL_VERSION
-        && relay != null;
+    return RelayEnvelope.check(contractMarker, protocolVersion, relay) == null;
   }
 }

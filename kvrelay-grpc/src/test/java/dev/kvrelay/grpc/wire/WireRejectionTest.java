@@ -235,10 +235,10 @@ class WireRejectionTest {
     assertThat(window.update().models()).isEmpty();
     assertThat(window.excludedPools()).extracting(ExcludedEntry::kind).containsExactly(Kind.UNSUPPORTED);
     assertThat(window.excludedModels()).extracting(ExcludedEntry::kind).containsExactly(Kind.MALFORMED);
-    assertThatThrownBy(() -> WireCodec.dataStatus(0)).isInstanceOf(WireValidationException.class);
-    assertThat(WireCodec.dataStatus(WireCodec.dataStatusNumber(DataStatus.DEGRADED))).isEqualTo(DataStatus.DEGRADED);
-    assertThat(WireCodec.dataStatusNumber(DataStatus.COMPLETE)).isEqualTo(1);
-    assertThat(WireCodec.dataStatusNumber(DataStatus.UNAVAILABLE)).isEqualTo(3);
+    assertThatThrownBy(() -> DataStatus.fromWire(0)).isInstanceOf(WireValidationException.class);
+    assertThat(DataStatus.fromWire(DataStatus.DEGRADED.wireValue())).isEqualTo(DataStatus.DEGRADED);
+    assertThat(DataStatus.COMPLETE.wireValue()).isEqualTo(1);
+    assertThat(DataStatus.UNAVAILABLE.wireValue()).isEqualTo(3);
   }
 
   @Test
