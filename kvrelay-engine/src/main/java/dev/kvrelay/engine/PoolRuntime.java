@@ -14,7 +14,6 @@ import dev.kvrelay.engine.membership.MaterializationDecision;
 import dev.kvrelay.engine.recovery.PoolRecovery;
 import dev.kvrelay.engine.recovery.SourceBinding;
 import dev.kvrelay.spi.eventplane.EventSubscription;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +33,6 @@ final class PoolRuntime {
   final PoolRecovery recovery;
   final HubSlot hub;
   final PoolLoadAggregator load;
-  final List<EventSubscription> subscriptions = new ArrayList<>();
   /** The kv-events subscription (connected to the publishers' channels on planes that need it), or null. */
   @Nullable EventSubscription kvEvents;
   /** The kv_metrics subscription, or null. */
@@ -90,7 +88,10 @@ final class PoolRuntime {
    */
   CompletableFuture<Void> teardown(boolean fenced) {
     retired = true;
-    for (EventSubscription s : subscriptions) {
+    for (EventSubscription s : new EventSubscription[] {kvEvents, kvMetrics}) {
+      if (s == null) {
+        continue;
+      }
       try {
         s.close();
       } catch (RuntimeException e) {

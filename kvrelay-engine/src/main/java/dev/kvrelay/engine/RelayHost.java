@@ -536,10 +536,8 @@ final class RelayHost {
     try {
       runtime.kvEvents = engine.eventPlane().subscribe(runtime.kvEventsScope(), EventTopics.KV_EVENTS,
           new KvEventsListener(runtime));
-      runtime.subscriptions.add(runtime.kvEvents);
       runtime.kvMetrics = engine.eventPlane().subscribe(
           new dev.kvrelay.api.EventScope.Endpoint(m.endpoint()), EventTopics.KV_METRICS, new LoadListener(runtime));
-      runtime.subscriptions.add(runtime.kvMetrics);
     } catch (EventPlaneException e) {
       hub.retire();
       runtime.teardown(true);

@@ -125,7 +125,10 @@ class MultiDcGlobalViewTest {
       assertThat(exactBlocks).as("the run is not vacuous: many cached prefix blocks").isGreaterThan(PROMPTS * 3L);
       assertThat(problem).as("every DC answers at least the exact depth (no false negatives)").isNull();
       assertThat(falsePositives).as("fingerprint false positives stay rare").isLessThanOrEqualTo(PROMPTS * DCS.length / 100);
-      assertThat(consumer.stats().toString()).isNotEmpty();
+      dev.kvrelay.engine.view.ConsumerStats stats = consumer.stats();
+      assertThat(stats.framesApplied()).as("frames reached the replicas").isPositive();
+      assertThat(stats.sourcesStopped()).isZero();
+      assertThat(stats.catalogRejections().values()).allMatch(n -> n == 0);
     } finally {
       if (consumer != null) {
         consumer.close();

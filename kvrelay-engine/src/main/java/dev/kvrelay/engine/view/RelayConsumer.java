@@ -7,6 +7,7 @@ import dev.kvrelay.api.KvQuerySemantics;
 import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
+import dev.kvrelay.api.SubscriberId;
 import dev.kvrelay.ckf.consumer.GlobalCkfBuildException;
 import dev.kvrelay.ckf.consumer.GlobalCkfLaneIngestor;
 import dev.kvrelay.ckf.consumer.LaneAssignmentResult;
@@ -1000,16 +1001,16 @@ public final class RelayConsumer implements AutoCloseable {
         problems.add("subscriberIdBase missing");
       } else {
         String base = subscriberIdBase;
-        if (base.isEmpty()) {
-          problems.add("subscriberIdBase must not be empty");
+        try {
+          SubscriberId.check(base); // the wire rules of every subscriber_id (non-empty, no control character)
+        } catch (RelayException e) {
+          problems.add("subscriberIdBase: " + e.getMessage());
         }
         if (!StandardCharsets.UTF_8.newEncoder().canEncode(base)) {
           problems.add("subscriberIdBase is not well-formed UTF-16");
         } else if (base.getBytes(StandardCharsets.UTF_8).length > MAX_SUBSCRIBER_BASE_BYTES) {
+          // room for the longest suffix ("/readiness") within the 128-byte subscriber_id limit
           problems.add("subscriberIdBase exceeds " + MAX_SUBSCRIBER_BASE_BYTES + " UTF-8 bytes");
-        }
-        if (base.chars().anyMatch(c -> Character.isISOControl(c))) {
-          problems.add("subscriberIdBase contains a control character");
         }
       }
       if (scheduler == null) {
