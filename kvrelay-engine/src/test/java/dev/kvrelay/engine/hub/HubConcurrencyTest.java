@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.hub;
 
+import dev.kvrelay.engine.WireReplica;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.engine.actor.ActorScheduler;
@@ -22,7 +23,7 @@ class HubConcurrencyTest {
     a.store(1, 3);
     a.earlyDeltas = 3;
     RelayStream<PoolFrame> s = fx.registry.subscribe(a.identity.poolId(), a.identity, "s").get();
-    WireReplica r = new WireReplica(a.identity);
+    WireReplica r = new WireReplica(a.identity).expectRelay(HubFixture.RELAY);
     PoolFrame f;
     while ((f = s.poll()) != null) {
       r.apply(f);
@@ -32,7 +33,7 @@ class HubConcurrencyTest {
     a.store(1, 1);
     a.publish();
     r.apply(s.poll());
-    assertThat(r.installed).isEqualTo(4);
+    assertThat(r.sequence).isEqualTo(4);
     HubFixture.assertSameWords(r.words, a.words());
   }
 
@@ -44,7 +45,7 @@ class HubConcurrencyTest {
     RelayStream<PoolFrame> s = fx.registry.subscribe(a.identity.poolId(), a.identity, "s").get();
     assertThat(a.subscribedLeases).hasSize(2);
     assertThat(fx.registry.stats().resnapshots()).isEqualTo(1);
-    WireReplica r = new WireReplica(a.identity);
+    WireReplica r = new WireReplica(a.identity).expectRelay(HubFixture.RELAY);
     PoolFrame f;
     while ((f = s.poll()) != null) {
       r.apply(f);
@@ -96,16 +97,16 @@ class HubConcurrencyTest {
         finalWords.set(a.words());
         published.set(n);
       });
-      WireReplica r = new WireReplica(a.identity);
+      WireReplica r = new WireReplica(a.identity).expectRelay(HubFixture.RELAY);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while ((!r.live || published.get() < 0 || r.installed < published.get()) && System.nanoTime() < deadline) {
+      while ((!r.installed || published.get() < 0 || r.sequence < published.get()) && System.nanoTime() < deadline) {
         PoolFrame f = s.poll(50, TimeUnit.MILLISECONDS);
         if (f != null) {
           r.apply(f);
         }
       }
       assertThat(published.get()).isGreaterThan(300);
-      assertThat(r.installed).isEqualTo(published.get());
+      assertThat(r.sequence).isEqualTo(published.get());
       HubFixture.assertSameWords(r.words, finalWords.get());
       s.close();
       assertThat(registry.stats().openStreams()).isZero();

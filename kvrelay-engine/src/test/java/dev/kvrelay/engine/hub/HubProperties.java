@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.hub;
 
+import dev.kvrelay.engine.WireReplica;
 import dev.kvrelay.engine.actor.ManualScheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.QuickTheory.qt;
@@ -53,7 +54,7 @@ class HubProperties {
           return;
         }
         replica.apply(f);
-        if (f.kind() == PoolFrame.Kind.SNAPSHOT_CHUNK && replica.live) {
+        if (f.kind() == PoolFrame.Kind.SNAPSHOT_CHUNK && replica.installed) {
           assertThat(replica.snapshotSequence).as("stream starts at its snapshot").isEqualTo(expectedSnapshot);
         }
       }
@@ -125,7 +126,7 @@ class HubProperties {
             leased = true;
           }
           assertThat(f).isDone();
-          subs.add(new Sub(f.get(), new WireReplica(a.identity), wireSeq));
+          subs.add(new Sub(f.get(), new WireReplica(a.identity).expectRelay(HubFixture.RELAY), wireSeq));
         }
         case 5 -> {
           if (!subs.isEmpty()) {
@@ -158,8 +159,8 @@ class HubProperties {
             RelayErrorReason.PUBLICATION_UNAVAILABLE);
         continue;
       }
-      assertThat(s.replica.live).as("bootstrap completed").isTrue();
-      assertThat(s.replica.installed).isEqualTo(wireSeq);
+      assertThat(s.replica.installed).as("bootstrap completed").isTrue();
+      assertThat(s.replica.sequence).isEqualTo(wireSeq);
       HubFixture.assertSameWords(s.replica.words, words);
     }
     long open = subs.stream().filter(s -> !s.closed && s.ended == null).count();

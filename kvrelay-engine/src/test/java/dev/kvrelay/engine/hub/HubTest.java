@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.hub;
 
+import dev.kvrelay.engine.WireReplica;
 import dev.kvrelay.engine.actor.ManualScheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -75,7 +76,7 @@ class HubTest {
     HubFixture.Pool a = fx.pool(41);
     a.store(1, 5);
     RelayStream<PoolFrame> s = open(fx, a, "sub-1");
-    WireReplica r = new WireReplica(a.identity);
+    WireReplica r = new WireReplica(a.identity).expectRelay(HubFixture.RELAY);
     assertThat(drain(s, r)).isEqualTo(1);
     HubFixture.assertSameWords(r.words, a.words());
     for (int i = 0; i < 5; i++) {
@@ -83,7 +84,7 @@ class HubTest {
       a.publish();
     }
     assertThat(drain(s, r)).isEqualTo(5);
-    assertThat(r.installed).isEqualTo(5);
+    assertThat(r.sequence).isEqualTo(5);
     HubFixture.assertSameWords(r.words, a.words());
     assertThat(fx.registry.stats().deltasEncoded()).isEqualTo(5);
     assertThat(fx.registry.stats().openStreams()).isEqualTo(1);
@@ -112,13 +113,13 @@ class HubTest {
     HubFixture.Pool a = fx.pool(41);
     HubFixture.Pool b = fx.pool(42);
     RelayStream<PoolFrame> sa = open(fx, a, "a");
-    WireReplica ra = new WireReplica(a.identity);
+    WireReplica ra = new WireReplica(a.identity).expectRelay(HubFixture.RELAY);
     for (int i = 0; i < 3; i++) {
       a.store(1, 2);
       a.publish();
     }
     drain(sa, ra);
-    assertThat(ra.installed).isEqualTo(3);
+    assertThat(ra.sequence).isEqualTo(3);
     sa.close();
     // idle hub keeps applying deltas (actor sequence 3 -> 5)
     for (int i = 0; i < 2; i++) {
@@ -135,7 +136,7 @@ class HubTest {
     RelayStream<PoolFrame> sa2 = open(fx, a, "a2");
     assertThat(a.subscribedLeases).hasSize(2);
     assertThat(a.subscribedLeases.get(1)).isNotEqualTo(leaseA1);
-    WireReplica ra2 = new WireReplica(a.identity);
+    WireReplica ra2 = new WireReplica(a.identity).expectRelay(HubFixture.RELAY);
     drain(sa2, ra2);
     assertThat(ra2.snapshotSequence).isZero();
     assertThat(a.producer.lastSequence()).isEqualTo(5);
@@ -189,7 +190,7 @@ class HubTest {
     HubFixture.Pool a = fx.pool(41);
     RelayStream<PoolFrame> slow = open(fx, a, "slow");
     RelayStream<PoolFrame> fast = open(fx, a, "fast");
-    WireReplica rf = new WireReplica(a.identity);
+    WireReplica rf = new WireReplica(a.identity).expectRelay(HubFixture.RELAY);
     drain(fast, rf);
     for (int i = 0; i < 3; i++) {
       a.store(1, 1);
@@ -283,7 +284,7 @@ class HubTest {
     RelayStream<PoolFrame> s2 = open(fx, a, "second"); // snapshot at 1
     a.store(1, 3);
     a.publish(); // 1 -> 2, queued behind s2's chunk
-    WireReplica r2 = new WireReplica(a.identity);
+    WireReplica r2 = new WireReplica(a.identity).expectRelay(HubFixture.RELAY);
     PoolFrame first = s2.poll();
     assertThat(first.kind()).isEqualTo(PoolFrame.Kind.SNAPSHOT_CHUNK);
     assertThat(first.sequence()).isEqualTo(1);
@@ -322,15 +323,15 @@ class HubTest {
     HubFixture fx = new HubFixture();
     HubFixture.Pool a = fx.pool(41, CkfFormat.of(0x5EEDL, 1 << 21)); // 4 chunks
     RelayStream<PoolFrame> s = open(fx, a, "s");
-    WireReplica r = new WireReplica(a.identity);
+    WireReplica r = new WireReplica(a.identity).expectRelay(HubFixture.RELAY);
     for (int i = 0; i < 4; i++) {
       fx.timers.advanceMs(59_000);
       PoolFrame f = s.poll();
       assertThat(f.kind()).isEqualTo(PoolFrame.Kind.SNAPSHOT_CHUNK);
       r.apply(f);
     }
-    assertThat(r.chunks).isEqualTo(Cbi1.chunkCount(1 << 21)).isEqualTo(4);
-    assertThat(r.live).isTrue();
+    assertThat(r.snapshotChunks).isEqualTo(Cbi1.chunkCount(1 << 21)).isEqualTo(4);
+    assertThat(r.installed).isTrue();
     fx.timers.advanceMs(120_000);
     assertThat(fx.registry.stats().progressTimeouts()).isZero();
     assertThat(fx.registry.permits().available()).isEqualTo(2);
@@ -342,7 +343,7 @@ class HubTest {
     HubFixture.Pool a = fx.pool(41);
     RelayStream<PoolFrame> s = open(fx, a, "s");
     fx.timers.advanceMs(20_000); // no heartbeat before the snapshot was taken
-    WireReplica r = new WireReplica(a.identity);
+    WireReplica r = new WireReplica(a.identity).expectRelay(HubFixture.RELAY);
     r.apply(s.poll());
     assertThat(s.poll()).isNull();
     AtomicInteger wakeups = new AtomicInteger();
@@ -490,9 +491,9 @@ class HubTest {
     CkfFormat big = CkfFormat.of(0x5EEDL, 1 << 20); // 2 chunks
     HubFixture.Pool a = fx.pool(41, big);
     RelayStream<PoolFrame> s = open(fx, a, "s");
-    WireReplica r = new WireReplica(a.identity);
+    WireReplica r = new WireReplica(a.identity).expectRelay(HubFixture.RELAY);
     drain(s, r);
-    assertThat(r.chunks).isEqualTo(2);
+    assertThat(r.snapshotChunks).isEqualTo(2);
     for (int i = 0; i < 300; i++) {
       a.store(1, 1_700);
     }
@@ -502,14 +503,14 @@ class HubTest {
     assertThat(fx.registry.stats().resnapshots()).isEqualTo(1);
     assertThat(fx.faults).isEmpty();
     RelayStream<PoolFrame> s2 = open(fx, a, "s2");
-    WireReplica r2 = new WireReplica(a.identity);
+    WireReplica r2 = new WireReplica(a.identity).expectRelay(HubFixture.RELAY);
     drain(s2, r2);
     assertThat(r2.snapshotSequence).isEqualTo(1);
     HubFixture.assertSameWords(r2.words, a.words());
     a.store(1, 3);
     a.publish();
     drain(s2, r2);
-    assertThat(r2.installed).isEqualTo(2);
+    assertThat(r2.sequence).isEqualTo(2);
     HubFixture.assertSameWords(r2.words, a.words());
   }
 
@@ -525,9 +526,9 @@ class HubTest {
     assertThat(first.poll().kind()).isEqualTo(PoolFrame.Kind.SNAPSHOT_CHUNK);
     first.close(); // mid-bootstrap: permit handed to the waiter
     assertThat(order).containsExactly(2);
-    WireReplica r = new WireReplica(a.identity);
+    WireReplica r = new WireReplica(a.identity).expectRelay(HubFixture.RELAY);
     drain(second, r);
-    assertThat(r.live).isTrue();
+    assertThat(r.installed).isTrue();
     assertThat(fx.registry.permits().available()).isEqualTo(1);
     assertThat(a.slot.pinned()).isFalse();
   }
