@@ -46,6 +46,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
@@ -53,6 +54,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 
@@ -108,6 +110,8 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
   private final SnapshotWatch<TopologySnapshot> readinessWatch;
   private final WindowBroadcast<KvPoolLoadUpdate> loadBroadcast;
   private final WindowBroadcast<dev.kvrelay.engine.load.ServingLoadUpdate> servingLoadBroadcast;
+  private final LoadPublisher loadPublisher;
+  private volatile @Nullable ScheduledFuture<?> loadTicker;
   private volatile CatalogSnapshot catalog;
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private volatile boolean closed;
@@ -148,6 +152,8 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
         KvPoolLoadUpdate::windowSequence);
     this.servingLoadBroadcast = new WindowBroadcast<>(config.loadFanoutCapacity(), host.initialServingLoadWindow(),
         dev.kvrelay.engine.load.ServingLoadUpdate::windowSequence);
+    this.loadPublisher = Objects.requireNonNull(b.loadPublisher.apply(new BroadcastLoadPublisher()),
+        "load publisher wrapper returned null");
   }
 
   private RelayHost host() {
@@ -156,7 +162,8 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
 
   private void start() throws RelayEngineException {
     long windowMs = config.value(RelayConfigKey.LOAD_WINDOW_MS);
-    controlExecutor.scheduleAtFixedRate(() -> guarded(host::tickLoad), windowMs, windowMs, TimeUnit.MILLISECONDS);
+    loadTicker = controlExecutor.scheduleAtFixedRate(
+        () -> guarded(host::tickLoad), windowMs, windowMs, TimeUnit.MILLISECONDS);
     try {
       watch = discovery.watch(config.scope(), new Forwarder());
     } catch (DiscoveryException e) {
@@ -481,12 +488,22 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
     readinessWatch.publish(snapshot);
   }
 
-  void publishLoad(KvPoolLoadUpdate window) {
-    loadBroadcast.publish(window);
+  /** Where the load ticker publishes its windows: the broadcasts, or a test seam's wrapper around them. */
+  LoadPublisher loadPublisher() {
+    return loadPublisher;
   }
 
-  void publishServingLoad(dev.kvrelay.engine.load.ServingLoadUpdate window) {
-    servingLoadBroadcast.publish(window);
+  /** Stops the load ticker for good (after a load publisher failure); idempotent. */
+  void stopLoadTicker() {
+    ScheduledFuture<?> t = loadTicker;
+    if (t != null) {
+      t.cancel(false);
+    }
+  }
+
+  /** True once {@link #close()} has begun (the root cancel). */
+  boolean closing() {
+    return closed;
   }
 
   void fail(Throwable cause) {
@@ -521,6 +538,19 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
       t.setDaemon(true);
       return t;
     };
+  }
+
+  /** Confined to the control task (the load ticker): the engine's own load publisher, its two window broadcasts. */
+  private final class BroadcastLoadPublisher implements LoadPublisher {
+    @Override
+    public void poolLoad(KvPoolLoadUpdate window) {
+      loadBroadcast.publish(window);
+    }
+
+    @Override
+    public void servingLoad(dev.kvrelay.engine.load.ServingLoadUpdate window) {
+      servingLoadBroadcast.publish(window);
+    }
   }
 
   /** Confined to the discovery watch's delivery thread: hands every callback, in order, to the control task. */
@@ -631,6 +661,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
     private RandomGenerator random = new SecureRandom();
     private int poolThreads = Math.max(1, Runtime.getRuntime().availableProcessors());
     private boolean poolThreadsSet;
+    private UnaryOperator<LoadPublisher> loadPublisher = UnaryOperator.identity();
 
     private Builder() {}
 
@@ -677,6 +708,15 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
       }
       poolThreads = value;
       poolThreadsSet = true;
+      return this;
+    }
+
+    /**
+     * Test seam (package-private, never part of the public API): wraps the engine's load publisher, for example to
+     * make publication fail at a given window sequence. Default: the identity (the engine's broadcasts).
+     */
+    Builder loadPublisher(UnaryOperator<LoadPublisher> wrapper) {
+      loadPublisher = Objects.requireNonNull(wrapper, "wrapper");
       return this;
     }
 

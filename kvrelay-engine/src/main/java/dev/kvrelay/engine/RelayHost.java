@@ -109,6 +109,8 @@ final class RelayHost {
   private long lastPublishedCatalogRevision = -1;
   private long lastPublishedTopologyRevision = -1;
   private boolean stopped;
+  /** Set when the load publisher failed: the ticker is stopped for good (wan-grpc.md §4.1, C33). */
+  private boolean loadStopped;
 
   // counters (written on the control thread, read by stats())
   final LongAdder discoveryErrors = new LongAdder();
@@ -127,6 +129,8 @@ final class RelayHost {
   final LongAdder unexpectedMessages = new LongAdder();
   final LongAdder channelErrors = new LongAdder();
   final LongAdder faultQueueOverflows = new LongAdder();
+  /** Load publisher errors: the fatal one, or one swallowed because the engine was already closing. */
+  final LongAdder loadPublishErrors = new LongAdder();
 
   /** Confined to the control task: one serving endpoint's slot, its incarnation (claims topology availability) and its pool. */
   private static final class Slot {
@@ -651,9 +655,15 @@ final class RelayHost {
     }
   }
 
-  /** Builds and publishes the next pool-load and serving-load windows (every LOAD_WINDOW_MS). */
+  /**
+   * Builds and publishes the next pool-load and serving-load windows (every LOAD_WINDOW_MS). The first ticked window
+   * is sequence 1 (the startup window is 0). A publisher error (or the window sequence space running out) stops the
+   * ticker for good, so no later window is ever published and the broadcasts keep the last good one as current; it
+   * then terminates the engine (wan-grpc.md §4.1: the transport supervisor cancels the relay), unless the engine is
+   * already closing, in which case the error is swallowed (counted, logged at debug).
+   */
   void tickLoad() {
-    if (stopped) {
+    if (stopped || loadStopped) {
       return;
     }
     long now = engine.epochMillis();
@@ -669,13 +679,24 @@ final class RelayHost {
       // Every catalog pool is an active runtime (and the reverse), so this is the §4.2 "every catalog pool" list.
       serving.add(new dev.kvrelay.engine.load.ServingPoolInput(r.descriptor, r.runtimeConfigs, snapshot));
     }
+    LoadPublisher publisher = engine.loadPublisher();
     try {
-      engine.publishLoad(loadWindows.next(now, reports));
-      engine.publishServingLoad(servingLoadWindows.next(now, serving));
-    } catch (LoadWindowException e) {
-      // wan-grpc.md §4.1: a load publisher error stops the transport and cancels the whole relay.
-      engine.fail(new IllegalStateException("load window publisher failed: " + e.getMessage(), e));
+      publisher.poolLoad(loadWindows.next(now, reports));
+      publisher.servingLoad(servingLoadWindows.next(now, serving));
+    } catch (LoadWindowException | RuntimeException e) {
+      loadPublisherFailed(e);
     }
+  }
+
+  private void loadPublisherFailed(Exception e) {
+    loadStopped = true;
+    loadPublishErrors.increment();
+    engine.stopLoadTicker();
+    if (stopped || engine.closing()) {
+      LOG.log(Level.DEBUG, () -> "load publisher error after shutdown began; ignored: " + e);
+      return;
+    }
+    engine.fail(new IllegalStateException("load publisher failed: " + e.getMessage(), e));
   }
 
   // ------------------------------------------------------------------ publication
