@@ -12,6 +12,8 @@ package dev.kvrelay.engine.load;
  * @param wrongTopic reports whose envelope topic is not {@code kv_metrics}
  * @param invalidRefreshes refreshes rejected as invalid (each cleared all state)
  * @param streamClears stream failures / closes that cleared observations
+ * @param schedulerListingFailures failed discovery listings of the scheduler set (each made the scheduler view
+ *     partial until a listing succeeded)
  */
 public record LoadCounters(
     long applied,
@@ -22,4 +24,5 @@ public record LoadCounters(
     long discardedAboveCapacity,
     long wrongTopic,
     long invalidRefreshes,
-    long streamClears) {}
+    long streamClears,
+    long schedulerListingFailures) {}

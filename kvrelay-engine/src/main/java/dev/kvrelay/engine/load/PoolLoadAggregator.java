@@ -23,6 +23,12 @@ import org.jspecify.annotations.Nullable;
  * envelope sequence fencing (stale ignored, a gap drops that publisher's values, unknown-rank reports still
  * advance the sequence); {@code kv_used_blocks} above known capacity discarded; kv freshness optional
  * (default off, 5 s); scheduler views aggregated per decision (A) of §4.2; sums saturate at u64 max.
+ *
+ * <p>Scheduler coverage (§4.2): the expected schedulers are the ones the latest discovery listing found ∪ those
+ * with a fresh view. The scheduler view is COMPLETE only if that listing succeeded and every expected scheduler has
+ * a fresh view of every declared rank; after a failed listing it is at best DEGRADED (partial, no gauges). Until
+ * the first listing outcome ({@link #schedulersListed} / {@link #schedulerListingFailed}) the expected set is the
+ * fresh publishers alone.
  */
 public final class PoolLoadAggregator {
 
@@ -44,6 +50,10 @@ public final class PoolLoadAggregator {
   private final Map<RankKey, KvValue> kvValues = new HashMap<>();
   private final Map<SchedulerKey, SchedulerView> schedulerViews = new HashMap<>();
   private final Map<Long, Long> publisherSequences = new HashMap<>();
+  /** Publisher ids of the latest successful scheduler listing; null before the first listing outcome. */
+  private @Nullable Set<Long> listedSchedulers;
+  /** True while the latest scheduler listing failed. */
+  private boolean schedulerListingFailed;
 
   private long applied;
   private long ignoredAdvisory;
@@ -54,6 +64,7 @@ public final class PoolLoadAggregator {
   private long wrongTopic;
   private long invalidRefreshes;
   private long streamClears;
+  private long schedulerListingFailures;
 
   /** An aggregator with no declared ranks. */
   public PoolLoadAggregator(PoolLoadSettings settings) {
@@ -169,6 +180,26 @@ public final class PoolLoadAggregator {
     return ObserveOutcome.APPLIED;
   }
 
+  /**
+   * The latest discovery listing of the pool's scheduler set succeeded and found the schedulers publishing as
+   * {@code publisherIds} (unsigned publisher ids of router instances on the scheduler-load subject). Each of them
+   * is expected to cover every declared rank before the scheduler view is COMPLETE.
+   */
+  public void schedulersListed(Set<Long> publisherIds) {
+    listedSchedulers = Set.copyOf(publisherIds);
+    schedulerListingFailed = false;
+  }
+
+  /**
+   * The latest discovery listing of the pool's scheduler set failed (error or timeout): the set of expected
+   * schedulers is unknown, so the scheduler view is never COMPLETE (DEGRADED while any view is fresh, else
+   * UNAVAILABLE) until a listing succeeds again. Views already held are kept. Counted.
+   */
+  public void schedulerListingFailed() {
+    schedulerListingFailures++;
+    schedulerListingFailed = true;
+  }
+
   /** Stream failure or close: clears every observation and publisher sequence; declared ranks stay. */
   public void clearObservations() {
     streamClears++;
@@ -194,7 +225,7 @@ public final class PoolLoadAggregator {
   /** The counters so far. */
   public LoadCounters counters() {
     return new LoadCounters(applied, ignoredAdvisory, stale, gaps, unknownRank, discardedAboveCapacity,
-        wrongTopic, invalidRefreshes, streamClears);
+        wrongTopic, invalidRefreshes, streamClears, schedulerListingFailures);
   }
 
   /** The load at {@code nowMs}; no state change. */
@@ -266,9 +297,14 @@ public final class PoolLoadAggregator {
     if (coverage.isEmpty()) {
       return SchedulerLoad.UNAVAILABLE;
     }
-    boolean complete = !capacities.isEmpty();
-    for (Set<RankKey> ranks : coverage.values()) {
-      complete &= ranks.size() == capacities.size();
+    Set<Long> expected = new HashSet<>(coverage.keySet());
+    if (listedSchedulers != null) {
+      expected.addAll(listedSchedulers);
+    }
+    boolean complete = !schedulerListingFailed && !capacities.isEmpty();
+    for (Long publisher : expected) {
+      Set<RankKey> ranks = coverage.get(publisher);
+      complete &= ranks != null && ranks.size() == capacities.size();
     }
     if (!complete) {
       return new SchedulerLoad(DataStatus.DEGRADED, OptionalLong.empty(), OptionalLong.empty(), oldest);

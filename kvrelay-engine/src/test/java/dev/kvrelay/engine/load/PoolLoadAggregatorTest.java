@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class PoolLoadAggregatorTest {
@@ -358,5 +359,63 @@ class PoolLoadAggregatorTest {
     a.observe(env(1, 1, T0), sched(9, 1, LOCAL, 1, 1), T0);
     a.observe(env(1, 9, T0), sched(9, 1, LOCAL, 1, 1), T0);
     assertThat(a.snapshot(T0).scheduler().status()).isEqualTo(DataStatus.DEGRADED);
+  }
+
+  /**
+   * C36 "failed discovery ⇒ partial" (wan-grpc.md §4.2: COMPLETE only if discovery succeeded): with full fresh
+   * coverage a failed listing of the scheduler set makes the view DEGRADED without gauges, never COMPLETE; without
+   * fresh views it is UNAVAILABLE; a later successful listing restores COMPLETE. Each failure is counted.
+   */
+  @Test
+  void c36_failedSchedulerDiscoveryMarksTheSchedulerViewPartialNeverComplete() {
+    PoolLoadAggregator a = pool(Map.of(9L, config(0, 2, 100)));
+    a.schedulersListed(Set.of(1L, 2L));
+    a.observe(env(1, 0, T0), sched(9, 0, LOCAL, 3, 30), T0);
+    a.observe(env(1, 1, T0), sched(9, 1, LOCAL, 4, 40), T0);
+    a.observe(env(2, 0, T0), sched(9, 0, LOCAL, 5, 50), T0);
+    a.observe(env(2, 1, T0), sched(9, 1, LOCAL, 6, 60), T0);
+    assertThat(a.snapshot(T0).scheduler().status()).isEqualTo(DataStatus.COMPLETE);
+
+    a.schedulerListingFailed();
+    SchedulerLoad failed = a.snapshot(T0).scheduler();
+    assertThat(failed.status()).as("failed discovery ⇒ partial").isEqualTo(DataStatus.DEGRADED);
+    assertThat(failed.activeDecodeBlocks()).as("a partial view never exposes gauges").isEmpty();
+    assertThat(failed.activePrefillTokens()).isEmpty();
+    assertThat(failed.sourceObservedMs()).isEqualTo(T0);
+    assertThat(a.counters().schedulerListingFailures()).isEqualTo(1);
+
+    a.observe(env(1, 2, T0), sched(9, 0, LOCAL, 7, 70), T0);
+    assertThat(a.snapshot(T0).scheduler().status()).as("fresh reports do not override the failed listing")
+        .isEqualTo(DataStatus.DEGRADED);
+    long fresh = PoolLoadSettings.DEFAULT.schedulerFreshnessMs();
+    assertThat(a.snapshot(T0 + fresh + 1).scheduler()).as("no fresh view ⇒ unavailable")
+        .isEqualTo(SchedulerLoad.UNAVAILABLE);
+
+    a.schedulersListed(Set.of(1L, 2L));
+    SchedulerLoad recovered = a.snapshot(T0).scheduler();
+    assertThat(recovered.status()).isEqualTo(DataStatus.COMPLETE);
+    assertThat(recovered.activeDecodeBlocks()).hasValue(7 + 4 + 5 + 6);
+    assertThat(recovered.activePrefillTokens()).hasValue(70 + 40 + 50 + 60);
+    assertThat(a.counters().schedulerListingFailures()).isEqualTo(1);
+  }
+
+  /**
+   * C36 expected schedulers = discovered ∪ fresh publishers (wan-grpc.md §4.2): a listed scheduler with no fresh view
+   * keeps the pool partial even when every publishing scheduler covers every rank.
+   */
+  @Test
+  void c36_aDiscoveredSchedulerWithoutAFreshViewKeepsTheSchedulerViewPartial() {
+    PoolLoadAggregator a = pool(Map.of(9L, config(0, 1, 100)));
+    a.schedulersListed(Set.of(1L, 3L));
+    a.observe(env(1, 0, T0), sched(9, 0, LOCAL, 2, 20), T0);
+    a.observe(env(2, 0, T0), sched(9, 0, LOCAL, 5, 50), T0);
+    SchedulerLoad s = a.snapshot(T0).scheduler();
+    assertThat(s.status()).isEqualTo(DataStatus.DEGRADED);
+    assertThat(s.activeDecodeBlocks()).isEmpty();
+    a.observe(env(3, 0, T0), sched(9, 0, LOCAL, 1, 10), T0);
+    assertThat(a.snapshot(T0).scheduler().activeDecodeBlocks()).hasValue(2 + 5 + 1);
+    a.schedulersListed(Set.of(1L));
+    assertThat(a.snapshot(T0).scheduler().status()).as("fresh publishers count even when not listed")
+        .isEqualTo(DataStatus.COMPLETE);
   }
 }

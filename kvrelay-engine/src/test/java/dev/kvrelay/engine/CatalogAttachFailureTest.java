@@ -1,0 +1,116 @@
+package dev.kvrelay.engine;
+
+import static dev.kvrelay.engine.RelayHarness.card;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kvrelay.api.EventScope;
+import dev.kvrelay.engine.catalog.CatalogSnapshot;
+import dev.kvrelay.engine.stream.RelayStream;
+import dev.kvrelay.engine.view.CatalogUpdate;
+import dev.kvrelay.spi.discovery.InMemoryDiscovery;
+import dev.kvrelay.spi.eventplane.EventListener;
+import dev.kvrelay.spi.eventplane.EventPlane;
+import dev.kvrelay.spi.eventplane.EventPlaneException;
+import dev.kvrelay.spi.eventplane.EventSubscription;
+import dev.kvrelay.spi.eventplane.InMemoryEventPlane;
+import dev.kvrelay.spi.eventplane.InMemoryRequestPlane;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * wan-grpc.md §9 C43 "a failed attach leaves revision 0", at engine level: the only pool's start fails (the event
+ * plane refuses its subscriptions, as in {@link PoolStartRetryTest}) and the catalog stays empty at revision 0, on
+ * {@link RelayEngine#catalog()}, in the stats and on a catalog watch, until a start succeeds (revision 1).
+ */
+@Timeout(30)
+class CatalogAttachFailureTest {
+
+  /** Thread-safe: refuses every subscription while {@link #refusing} is set, then delegates. */
+  static final class SwitchablePlane implements EventPlane {
+    final InMemoryEventPlane delegate = InMemoryEventPlane.create();
+    final AtomicBoolean refusing = new AtomicBoolean(true);
+
+    @Override
+    public EventSubscription subscribe(EventScope scope, String topic, EventListener listener) throws EventPlaneException {
+      if (refusing.get()) {
+        throw new EventPlaneException(EventPlaneException.Kind.TRANSPORT_FAILURE, "transport not ready");
+      }
+      return delegate.subscribe(scope, topic, listener);
+    }
+
+    @Override
+    public boolean connectsToChannels() {
+      return false;
+    }
+
+    @Override
+    public void close() {
+      delegate.close();
+    }
+  }
+
+  private static List<CatalogUpdate> drain(RelayStream<CatalogUpdate> s) throws Exception {
+    List<CatalogUpdate> out = new ArrayList<>();
+    CatalogUpdate u;
+    while ((u = s.poll()) != null) {
+      out.add(u);
+    }
+    return out;
+  }
+
+  @Test
+  void c43_aFailedPoolStartLeavesTheCatalogEmptyAtRevision0UntilAStartSucceeds() throws Exception {
+    InMemoryDiscovery discovery = new InMemoryDiscovery();
+    SwitchablePlane plane = new SwitchablePlane();
+    InMemoryRequestPlane requests = new InMemoryRequestPlane();
+    try (RelayEngine engine = RelayEngine.builder().config(RelayHarness.defaultConfig("dc-a")).discovery(discovery)
+        .eventPlane(plane).requestPlane(requests).poolThreads(1).build()) {
+      RelayStream<CatalogUpdate> watch = engine.watchCatalog("catalog-watcher");
+      new SimWorker(discovery, plane.delegate, requests, RelayHarness.ep("ns/backend/generate"), 7,
+          card("llama", "aggregated", null, 0, 1), 0, 1, true, null, 16, null).start();
+
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (engine.stats().poolStartFailures() < 2) {
+        assertThat(System.nanoTime()).as("two failed starts in time").isLessThan(deadline);
+        Thread.sleep(5);
+      }
+      CatalogSnapshot failed = engine.catalog();
+      assertThat(failed.revision()).as("a failed attach leaves revision 0").isZero();
+      assertThat(failed.pools()).isEmpty();
+      RelayEngineStats stats = engine.stats();
+      assertThat(stats.catalogRevision()).isZero();
+      assertThat(stats.poolStarts()).isZero();
+      assertThat(stats.pools()).isEmpty();
+      List<CatalogUpdate> before = drain(watch);
+      assertThat(before).as("the watcher got the startup catalog").isNotEmpty()
+          .allSatisfy(u -> {
+            assertThat(u.revision()).isZero();
+            assertThat(u.pools()).isEmpty();
+          });
+
+      plane.refusing.set(false);
+      deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (engine.catalog().pools().isEmpty()) {
+        assertThat(System.nanoTime()).as("the retried start succeeded in time").isLessThan(deadline);
+        Thread.sleep(5);
+      }
+      CatalogSnapshot attached = engine.catalog();
+      assertThat(attached.revision()).as("the first successful attach is revision 1").isEqualTo(1);
+      assertThat(attached.pools()).hasSize(1);
+      assertThat(engine.stats().poolStartFailures()).isGreaterThanOrEqualTo(2);
+      CatalogUpdate next = watch.poll(10, TimeUnit.SECONDS);
+      assertThat(next).isNotNull();
+      assertThat(next.revision()).isEqualTo(1);
+      assertThat(next.pools()).hasSize(1);
+      watch.close();
+    } finally {
+      requests.close();
+      plane.close();
+      discovery.close();
+    }
+  }
+}
