@@ -58,6 +58,8 @@ public final class RelayGrpcServer implements AutoCloseable {
    * are reset (without it the reset can overtake it on the wire).
    */
   static final long HEALTH_FLUSH_GRACE_MS = 100;
+  /** How long a {@link #close()} racing the supervisor waits for the relay's own close (it waits up to 2 × 10 s). */
+  static final long ENGINE_CLOSE_WAIT_S = 20;
 
   private final RelayEngine engine;
   private final InetSocketAddress address;
@@ -240,22 +242,32 @@ public final class RelayGrpcServer implements AutoCloseable {
    * Stops: marks the relay service NOT_SERVING, refuses new calls for at most {@value #HEALTH_FLUSH_GRACE_MS} ms
    * (so open health watches receive NOT_SERVING), then force-closes every connection and call
    * ({@code shutdownNow()}, wan-grpc.md §6.3 decision) and waits up to the shutdown timeout. Idempotent; does not
-   * close the engine and records no error.
+   * close the engine and records no error. If the supervisor is already stopping the transport, waits (bounded) for
+   * it to finish instead.
    */
   @Override
   public void close() {
-    stop(null, false);
+    if (stop(null, false)) {
+      return;
+    }
+    try {
+      awaitTermination(shutdownTimeout.plusMillis(HEALTH_FLUSH_GRACE_MS).plusSeconds(ENGINE_CLOSE_WAIT_S));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /**
    * The one stop path: the first caller wins (records {@code error} if any), later ones return at once; errors
    * after the stop began are ignored. {@code closeEngine} cancels the whole relay after the transport is down.
+   *
+   * @return false if a stop had already begun (nothing done)
    */
-  private void stop(@Nullable Throwable error, boolean closeEngine) {
+  private boolean stop(@Nullable Throwable error, boolean closeEngine) {
     Server s;
     synchronized (lock) {
       if (closed) {
-        return;
+        return false;
       }
       closed = true;
       lastError = error;
@@ -283,6 +295,7 @@ public final class RelayGrpcServer implements AutoCloseable {
     } else {
       terminated.completeExceptionally(error);
     }
+    return true;
   }
 
   /** Not thread-safe: a set-once builder. */

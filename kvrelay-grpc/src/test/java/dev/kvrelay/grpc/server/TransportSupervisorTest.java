@@ -197,6 +197,20 @@ class TransportSupervisorTest {
   }
 
   @Test
+  void closeRacingTheSupervisorReturnsOnlyOnceTheTransportHasStopped() throws Exception {
+    try (ServerFixture f = new ServerFixture(ServerFixture.config())) {
+      f.worker(1).start();
+      OpenStreams streams = OpenStreams.open(f);
+      EngineFaults.failHost(f.engine, new IllegalStateException("racing"));
+      f.server.close(); // whoever wins, close() returns after the transport is down
+      assertThat(f.server.terminated()).isDone();
+      assertThat(f.server.healthStatus(RelayGrpcServer.SERVICE_NAME)).isEqualTo(ServingStatus.NOT_SERVING);
+      streams.assertEnded(true);
+      assertNewCallsFail(f);
+    }
+  }
+
+  @Test
   void startRefusesAnEngineThatHasAlreadyTerminated() throws Exception {
     try (ServerFixture f = new ServerFixture(ServerFixture.config())) {
       f.engine.close();
