@@ -181,8 +181,14 @@ class WanBlockScoreTest {
           }
 
           awaitMatch(router, prompt, x -> x == null || x.depthBlocks() == 0);
-          assertThat(router.stats().invalidations().getOrDefault(ReplicaTermination.IDENTITY_DRIFT, 0L))
-              .as("failed closed on the identity drift").isEqualTo(1);
+          // the counter is bumped by the consumer's task right after the lane is retired: wait for it (bounded)
+          long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS);
+          while (router.stats().invalidations().getOrDefault(ReplicaTermination.IDENTITY_DRIFT, 0L) == 0
+              && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+          }
+          assertThat(router.stats().invalidations())
+              .as("failed closed on the identity drift, and only on it").containsEntry(ReplicaTermination.IDENTITY_DRIFT, 1L);
           for (int i = 0; i < 5; i++) {
             GlobalViewMatch after = matchOf(router.query(prompt, "llama"));
             assertThat(after == null || after.depthBlocks() == 0).as("the score stays cleared: %s", after).isTrue();
