@@ -14,9 +14,13 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
@@ -34,12 +38,28 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>Closing does not close the engine.
+ *
+ * <p>Supervision (wan-grpc.md §6.3): once started, the server watches the engine and its own listener. If the engine
+ * ends with an error (a terminal host failure, e.g. the load window publisher failing), the server records it as
+ * {@link #lastError()}, marks {@value #SERVICE_NAME} NOT_SERVING, force-closes every call ({@code shutdownNow()})
+ * and closes the engine (the whole relay is cancelled). If the engine ends normally (the root cancel:
+ * {@link RelayEngine#close()}), the server marks NOT_SERVING and shuts down with no error. If the gRPC listener
+ * terminates while nobody closed it, that is recorded as the error and the engine is closed too. A launcher blocks on
+ * {@link #terminated()} or {@link #awaitTermination(Duration)}.
  */
 public final class RelayGrpcServer implements AutoCloseable {
   /** The health and reflection name of the relay service. */
   public static final String SERVICE_NAME = KvEventRelayGrpc.SERVICE_NAME;
   /** Pings from clients are allowed this often (lenient: the Rust server does not police pings, §6.2). */
   static final long PERMIT_KEEPALIVE_MS = 1_000;
+  /**
+   * Between NOT_SERVING and {@code shutdownNow()} the listener stops taking calls ({@code shutdown()}) for at most
+   * this long, so the NOT_SERVING update already queued on open health watches reaches them before their streams
+   * are reset (without it the reset can overtake it on the wire).
+   */
+  static final long HEALTH_FLUSH_GRACE_MS = 100;
+  /** How long a {@link #close()} racing the supervisor waits for the relay's own close (it waits up to 2 × 10 s). */
+  static final long ENGINE_CLOSE_WAIT_S = 20;
 
   private final RelayEngine engine;
   private final InetSocketAddress address;
@@ -50,8 +70,11 @@ public final class RelayGrpcServer implements AutoCloseable {
   private final HealthStatusManager health = new HealthStatusManager();
   private final ExecutorService pumps;
   private final Object lock = new Object();
+  private final ExecutorService supervisor;
+  private final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private @Nullable Server server;
   private boolean closed;
+  private @Nullable Throwable lastError;
 
   private RelayGrpcServer(Builder b) {
     this.engine = Objects.requireNonNull(b.engine);
@@ -73,6 +96,11 @@ public final class RelayGrpcServer implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
+    this.supervisor = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "kvrelay-grpc-supervisor");
+      t.setDaemon(true);
+      return t;
+    });
     // "" follows the tonic-health default: SERVING from the start (wan-grpc.md §6.1 decision).
     health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.SERVING);
     health.setStatus(SERVICE_NAME, ServingStatus.NOT_SERVING);
@@ -87,14 +115,18 @@ public final class RelayGrpcServer implements AutoCloseable {
    * Binds and starts serving; the relay service's health is SERVING once this returns.
    *
    * @throws IOException if the address cannot be bound
-   * @throws IllegalStateException if already started or closed
+   * @throws IllegalStateException if already started or closed, or the engine has already terminated
    */
   public void start() throws IOException {
+    Server s;
     synchronized (lock) {
       if (closed || server != null) {
         throw new IllegalStateException(closed ? "server is closed" : "server already started");
       }
-      Server s = NettyServerBuilder.forAddress(address)
+      if (engine.terminated().isDone()) {
+        throw new IllegalStateException("the engine has already terminated");
+      }
+      s = NettyServerBuilder.forAddress(address)
           .addService(new KvEventRelayService(engine, pumps))
           .addService(health.getHealthService())
           .addService(ProtoReflectionServiceV1.newInstance())
@@ -108,6 +140,70 @@ public final class RelayGrpcServer implements AutoCloseable {
       server = s;
       health.setStatus(SERVICE_NAME, ServingStatus.SERVING);
     }
+    // Reactions run on the supervisor thread, never on an engine thread: closing the engine from its own control
+    // thread would wait on itself.
+    engine.terminated().whenCompleteAsync((v, e) -> stop(e == null ? null : unwrap(e), e != null), supervisor);
+    Server listener = s;
+    Thread watcher = new Thread(() -> watchListener(listener), "kvrelay-grpc-listener-watch");
+    watcher.setDaemon(true);
+    watcher.start();
+  }
+
+  /** The error that ended the transport on its own (engine failure or listener exit); empty after a clean stop. */
+  public Optional<Throwable> lastError() {
+    synchronized (lock) {
+      return Optional.ofNullable(lastError);
+    }
+  }
+
+  /**
+   * Completes once the transport has stopped (after {@link #close()}, or after the supervisor stopped it):
+   * normally when there is no {@link #lastError()}, exceptionally with it otherwise. Each call returns a new
+   * dependent future; completing it does not affect the server.
+   */
+  public CompletableFuture<Void> terminated() {
+    return terminated.copy();
+  }
+
+  /**
+   * Blocks until the transport has stopped, for at most {@code timeout}.
+   *
+   * @return true if it stopped in time
+   * @throws InterruptedException if interrupted while waiting
+   */
+  public boolean awaitTermination(Duration timeout) throws InterruptedException {
+    try {
+      terminated.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      return true;
+    } catch (TimeoutException e) {
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * Test seam (package-private, never reachable from the public API; a plain read of a field already kept): the
+   * running listener, so a test in this package can stop it behind the server's back and observe the supervisor.
+   */
+  @Nullable Server listenerForTest() {
+    synchronized (lock) {
+      return server;
+    }
+  }
+
+  private void watchListener(Server s) {
+    try {
+      s.awaitTermination();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    stop(new IllegalStateException("the gRPC listener terminated unexpectedly"), true);
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
   }
 
   /** The bound port (the ephemeral one when the address asked for port 0). */
@@ -143,29 +239,63 @@ public final class RelayGrpcServer implements AutoCloseable {
   }
 
   /**
-   * Stops: marks the relay service NOT_SERVING, then force-closes every connection and call
-   * ({@code shutdownNow()}, wan-grpc.md §6.3 decision) and waits up to the shutdown timeout. Idempotent.
+   * Stops: marks the relay service NOT_SERVING, refuses new calls for at most {@value #HEALTH_FLUSH_GRACE_MS} ms
+   * (so open health watches receive NOT_SERVING), then force-closes every connection and call
+   * ({@code shutdownNow()}, wan-grpc.md §6.3 decision) and waits up to the shutdown timeout. Idempotent; does not
+   * close the engine and records no error. If the supervisor is already stopping the transport, waits (bounded) for
+   * it to finish instead.
    */
   @Override
   public void close() {
+    if (stop(null, false)) {
+      return;
+    }
+    try {
+      awaitTermination(shutdownTimeout.plusMillis(HEALTH_FLUSH_GRACE_MS).plusSeconds(ENGINE_CLOSE_WAIT_S));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * The one stop path: the first caller wins (records {@code error} if any), later ones return at once; errors
+   * after the stop began are ignored. {@code closeEngine} cancels the whole relay after the transport is down.
+   *
+   * @return false if a stop had already begun (nothing done)
+   */
+  private boolean stop(@Nullable Throwable error, boolean closeEngine) {
     Server s;
     synchronized (lock) {
       if (closed) {
-        return;
+        return false;
       }
       closed = true;
+      lastError = error;
       s = server;
     }
     health.setStatus(SERVICE_NAME, ServingStatus.NOT_SERVING);
     if (s != null) {
-      s.shutdownNow();
       try {
+        s.shutdown();
+        s.awaitTermination(Math.min(HEALTH_FLUSH_GRACE_MS, shutdownTimeout.toMillis()), TimeUnit.MILLISECONDS);
+        s.shutdownNow();
         s.awaitTermination(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS);
       } catch (InterruptedException e) {
+        s.shutdownNow();
         Thread.currentThread().interrupt();
       }
     }
     pumps.shutdownNow();
+    if (closeEngine) {
+      engine.close();
+    }
+    supervisor.shutdown();
+    if (error == null) {
+      terminated.complete(null);
+    } else {
+      terminated.completeExceptionally(error);
+    }
+    return true;
   }
 
   /** Not thread-safe: a set-once builder. */
@@ -178,7 +308,10 @@ public final class RelayGrpcServer implements AutoCloseable {
 
     private Builder() {}
 
-    /** The engine to serve (required); the server does not close it. */
+    /**
+     * The engine to serve (required); {@link RelayGrpcServer#close()} does not close it, the supervisor does when the
+     * engine fails or the listener exits unexpectedly.
+     */
     public Builder engine(RelayEngine value) {
       if (engine != null) {
         throw new IllegalStateException("engine was already set");

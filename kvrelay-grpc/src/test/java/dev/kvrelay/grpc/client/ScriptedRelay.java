@@ -22,21 +22,22 @@ import java.util.function.BiConsumer;
 
 /**
  * Thread-safe (volatile scripts, concurrent request log): a fake relay service whose every RPC runs the script
- * the test set (default: UNIMPLEMENTED), recording each request.
+ * the test set (default: UNIMPLEMENTED), recording each request. Public so tests of other packages (the engine
+ * end-to-end tests) can script or proxy a relay too.
  */
-final class ScriptedRelay extends KvEventRelayGrpc.KvEventRelayImplBase {
-  volatile BiConsumer<RelayInfoRequest, StreamObserver<RelayInfo>> info = ScriptedRelay::unimplemented;
-  volatile BiConsumer<WatchKvPoolCatalogRequest, ServerCallStreamObserver<KvPoolCatalogUpdate>> catalog =
+public final class ScriptedRelay extends KvEventRelayGrpc.KvEventRelayImplBase {
+  public volatile BiConsumer<RelayInfoRequest, StreamObserver<RelayInfo>> info = ScriptedRelay::unimplemented;
+  public volatile BiConsumer<WatchKvPoolCatalogRequest, ServerCallStreamObserver<KvPoolCatalogUpdate>> catalog =
       ScriptedRelay::unimplemented;
-  volatile BiConsumer<SubscribeKvPoolRequest, ServerCallStreamObserver<FilterUpdate>> pool =
+  public volatile BiConsumer<SubscribeKvPoolRequest, ServerCallStreamObserver<FilterUpdate>> pool =
       ScriptedRelay::unimplemented;
-  volatile BiConsumer<SubscribeServingReadinessRequest, ServerCallStreamObserver<ServingReadinessUpdate>> readiness =
+  public volatile BiConsumer<SubscribeServingReadinessRequest, ServerCallStreamObserver<ServingReadinessUpdate>>
+      readiness = ScriptedRelay::unimplemented;
+  public volatile BiConsumer<SubscribeKvPoolLoadRequest, ServerCallStreamObserver<KvPoolLoadUpdate>> poolLoad =
       ScriptedRelay::unimplemented;
-  volatile BiConsumer<SubscribeKvPoolLoadRequest, ServerCallStreamObserver<KvPoolLoadUpdate>> poolLoad =
+  public volatile BiConsumer<SubscribeServingLoadRequest, ServerCallStreamObserver<ServingLoadUpdate>> servingLoad =
       ScriptedRelay::unimplemented;
-  volatile BiConsumer<SubscribeServingLoadRequest, ServerCallStreamObserver<ServingLoadUpdate>> servingLoad =
-      ScriptedRelay::unimplemented;
-  final List<Object> requests = new CopyOnWriteArrayList<>();
+  public final List<Object> requests = new CopyOnWriteArrayList<>();
 
   private static void unimplemented(Object request, StreamObserver<?> out) {
     out.onError(Status.UNIMPLEMENTED.asRuntimeException());
@@ -80,7 +81,7 @@ final class ScriptedRelay extends KvEventRelayGrpc.KvEventRelayImplBase {
   }
 
   /** A script that sends {@code messages} and completes. */
-  static <Q, R> BiConsumer<Q, ServerCallStreamObserver<R>> sendAndComplete(List<R> messages) {
+  public static <Q, R> BiConsumer<Q, ServerCallStreamObserver<R>> sendAndComplete(List<R> messages) {
     return (q, out) -> {
       for (R m : messages) {
         out.onNext(m);
@@ -90,7 +91,7 @@ final class ScriptedRelay extends KvEventRelayGrpc.KvEventRelayImplBase {
   }
 
   /** A script that sends {@code messages}, then ends with {@code error}. */
-  static <Q, R> BiConsumer<Q, ServerCallStreamObserver<R>> sendAndFail(List<R> messages, Throwable error) {
+  public static <Q, R> BiConsumer<Q, ServerCallStreamObserver<R>> sendAndFail(List<R> messages, Throwable error) {
     return (q, out) -> {
       for (R m : messages) {
         out.onNext(m);
