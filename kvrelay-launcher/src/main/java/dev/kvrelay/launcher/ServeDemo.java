@@ -1,10 +1,11 @@
 package dev.kvrelay.launcher;
 
+import dev.kvrelay.api.KvQueryHashFormat;
 import dev.kvrelay.ckf.hashing.HashingInputException;
 import dev.kvrelay.ckf.hashing.TokenBlockHasher;
-import dev.kvrelay.api.KvQueryHashFormat;
 import dev.kvrelay.engine.BindAddress;
 import dev.kvrelay.engine.RelayConfigException;
+import dev.kvrelay.engine.RelayEngine;
 import dev.kvrelay.engine.RelayEngineException;
 import dev.kvrelay.grpc.server.RelayGrpcServer;
 import dev.kvrelay.spi.discovery.DiscoveryDecodeException;
@@ -55,6 +56,8 @@ final class ServeDemo {
   private final AtomicReference<@Nullable String> stopReason = new AtomicReference<>();
   /** An error that ended the engine on its own, set once. */
   private final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
+  /** The running engine, once started (for tests of the failure path). */
+  private volatile @Nullable RelayEngine engine;
 
   /** A serving run on {@code bind}, printing to {@code out} (errors to {@code err}). */
   ServeDemo(BindAddress bind, PrintStream out, PrintStream err) {
@@ -96,6 +99,7 @@ final class ServeDemo {
         return Main.FAILED;
       }
       DemoDataCenter started = dc;
+      engine = started.relay();
       started.relay().terminated().whenComplete((ok, error) -> engineEnded(error));
       if (!awaitPool(started)) {
         return stopped();
@@ -136,6 +140,11 @@ final class ServeDemo {
         out.flush();
       }
     }
+  }
+
+  /** The engine this run serves, null before it started (tests: fault injection through the engine test-jar). */
+  @Nullable RelayEngine engine() {
+    return engine;
   }
 
   /** After the latch tripped: 0 for a stop request, 1 (printed) for an engine that ended on its own. */

@@ -3,6 +3,8 @@ package dev.kvrelay.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.engine.BindAddress;
+import dev.kvrelay.engine.EngineFaults;
+import dev.kvrelay.engine.RelayEngine;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -104,6 +106,33 @@ class ServeDemoTest {
     assertThat(out.toString(StandardCharsets.UTF_8)).matches(
         "kvrelay: serving us-west on 127\\.0\\.0\\.1:[1-9][0-9]*\\Rkvrelay: stopped\\R");
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("kvrelay: stopping on test");
+  }
+
+  @Test
+  void anEngineThatEndsOnItsOwnExits1WithTheErrorPrinted() throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    AtomicReference<ServeDemo> serve = new AtomicReference<>();
+    PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+    PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+    CompletableFuture<Integer> status = CompletableFuture.supplyAsync(
+        () -> Main.run(new String[] {"--serve-demo", "127.0.0.1:0"}, o, e, serve::set));
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (!out.toString(StandardCharsets.UTF_8).contains("kvrelay: serving")) {
+      assertThat(status).as("still serving; stderr %s", err).isNotDone();
+      assertThat(System.nanoTime()).as("serving line within 30 s; stderr %s", err).isLessThan(until);
+      Thread.sleep(10);
+    }
+    RelayEngine engine = serve.get().engine();
+    assertThat(engine).isNotNull();
+
+    EngineFaults.failHost(engine, new IllegalStateException("load window publisher failed"));
+
+    assertThat(status.get(10, TimeUnit.SECONDS)).as("stderr %s", err).isEqualTo(1);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("kvrelay: the relay ended on its own: ")
+        .contains("load window publisher failed");
+    assertThat(out.toString(StandardCharsets.UTF_8)).as("no orderly-stop line").doesNotContain("kvrelay: stopped");
   }
 
   @Test
