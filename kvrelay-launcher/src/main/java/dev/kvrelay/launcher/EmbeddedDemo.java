@@ -314,7 +314,7 @@ final class EmbeddedDemo {
         new Request("unrelated prompt", concat(seg.get("Q3"), seg.get("Q1"))));
   }
 
-  private static int[] tokens(String label, int count) {
+  static int[] tokens(String label, int count) {
     SplittableRandom random = new SplittableRandom(label.hashCode());
     int[] t = new int[count];
     for (int i = 0; i < count; i++) {

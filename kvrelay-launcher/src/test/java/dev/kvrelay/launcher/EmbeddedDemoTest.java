@@ -127,7 +127,7 @@ class EmbeddedDemoTest {
     Run r = run("--help");
 
     assertThat(r.status()).isZero();
-    assertThat(r.out()).startsWith("usage: java -jar kvrelay-launcher-all.jar [--help]")
+    assertThat(r.out()).startsWith("usage: java -jar kvrelay-launcher-all.jar [--help | --serve-demo <bind>]")
         .contains("arrives with the launcher issue");
     assertThat(r.out()).doesNotContain("prefix matches");
   }

@@ -1,0 +1,195 @@
+package dev.kvrelay.launcher;
+
+import dev.kvrelay.api.KvQueryHashFormat;
+import dev.kvrelay.ckf.hashing.HashingInputException;
+import dev.kvrelay.ckf.hashing.TokenBlockHasher;
+import dev.kvrelay.engine.BindAddress;
+import dev.kvrelay.engine.RelayConfigException;
+import dev.kvrelay.engine.RelayEngine;
+import dev.kvrelay.engine.RelayEngineException;
+import dev.kvrelay.grpc.server.RelayGrpcServer;
+import dev.kvrelay.spi.discovery.DiscoveryDecodeException;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Thread-safe ({@link #requestStop} may be called from any thread, e.g. a signal handler; {@link #run} is called
+ * once, on one thread): the {@code --serve-demo} mode, one simulated data center behind a real WAN listener.
+ *
+ * <p>It starts {@value #DC}'s {@link DemoDataCenter} (a {@code RelayEngine} on the in-memory discovery, event and
+ * request planes, with two simulated workers of two ranks each that cache a few prompts), waits until the relay
+ * lists the workers' pool, serves the engine with a {@link RelayGrpcServer} on the given bind address and, once the
+ * relay service's health is SERVING, prints {@code kvrelay: serving us-west on <host:port>} (the port actually
+ * bound). It then runs until {@link #requestStop} is called ({@link Main} calls it on SIGTERM and SIGINT) or the
+ * engine ends on its own. The orderly stop (wan-grpc.md §6.3): health NOT_SERVING and {@code shutdownNow} (both
+ * done by {@link RelayGrpcServer#close()}), then the engine and its planes are closed, then
+ * {@code kvrelay: stopped} is printed and 0 returned. An engine that ends on its own, or a start-up failure, is
+ * printed on the error stream and gives 1.
+ *
+ * <p>Note: {@code RelayGrpcServer} has no termination signal of its own yet; this mode watches the engine's
+ * {@code terminated()} and its own latch. Once the server offers {@code terminated()}/{@code lastError()}, a
+ * transport that stops by itself should trip the same latch.
+ */
+final class ServeDemo {
+  /** The data center this mode simulates. */
+  static final String DC = "us-west";
+  /** The longest start-up waits for the relay to list the demo pool. */
+  static final Duration START_DEADLINE = Duration.ofSeconds(20);
+
+  private static final int WORKERS = 2;
+  private static final int RANKS_PER_WORKER = 2;
+  private static final long EXPECTED_UNIQUE_BLOCKS = 4096;
+  private static final int POOL_THREADS = 2;
+  private static final long POLL_MS = 5;
+
+  private final BindAddress bind;
+  private final PrintStream out;
+  private final PrintStream err;
+  private final CountDownLatch wake = new CountDownLatch(1);
+  /** Why the run should end: a stop request's reason, set once. */
+  private final AtomicReference<@Nullable String> stopReason = new AtomicReference<>();
+  /** An error that ended the engine on its own, set once. */
+  private final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
+  /** The running engine, once started (for tests of the failure path). */
+  private volatile @Nullable RelayEngine engine;
+
+  /** A serving run on {@code bind}, printing to {@code out} (errors to {@code err}). */
+  ServeDemo(BindAddress bind, PrintStream out, PrintStream err) {
+    this.bind = bind;
+    this.out = out;
+    this.err = err;
+  }
+
+  /**
+   * Asks the run to stop in order ({@code why} names the cause, e.g. {@code SIGTERM}); the first request wins,
+   * later ones and requests after the run ended do nothing. Never blocks.
+   */
+  void requestStop(String why) {
+    if (stopReason.compareAndSet(null, why)) {
+      wake.countDown();
+    }
+  }
+
+  /**
+   * Serves until a stop request or an engine failure; returns the exit status: {@link Main#OK} after an orderly
+   * stop, {@link Main#FAILED} when the relay could not start, could not bind, or ended on its own.
+   *
+   * @throws InterruptedException if the calling thread is interrupted (everything started is stopped first)
+   */
+  int run() throws InterruptedException {
+    DemoDataCenter dc = null;
+    RelayGrpcServer server = null;
+    try {
+      try {
+        dc = DemoDataCenter.start(DC, EXPECTED_UNIQUE_BLOCKS, POOL_THREADS);
+        TokenBlockHasher hasher =
+            TokenBlockHasher.create(KvQueryHashFormat.DYNAMO_STANDARD_V1, EmbeddedDemo.BLOCK_SIZE);
+        for (int w = 1; w <= WORKERS; w++) {
+          dc.addWorker("worker-" + w, 0x1000L + w, EmbeddedDemo.ENDPOINT, EmbeddedDemo.MODEL, EmbeddedDemo.ALIASES,
+              RANKS_PER_WORKER, hasher);
+        }
+      } catch (RelayConfigException | RelayEngineException | HashingInputException | DiscoveryDecodeException e) {
+        err.println("kvrelay: the relay could not start: " + e.getMessage());
+        return Main.FAILED;
+      }
+      DemoDataCenter started = dc;
+      engine = started.relay();
+      started.relay().terminated().whenComplete((ok, error) -> engineEnded(error));
+      if (!awaitPool(started)) {
+        return stopped();
+      }
+      started.workers().get(0).cache(0, EmbeddedDemo.tokens("system prompt", 4 * EmbeddedDemo.BLOCK_SIZE));
+      started.workers().get(1).cache(1, EmbeddedDemo.tokens("another chat", 5 * EmbeddedDemo.BLOCK_SIZE));
+      server = RelayGrpcServer.builder().engine(started.relay()).address(bind.socketAddress()).build();
+      try {
+        server.start();
+      } catch (IOException e) {
+        err.println("kvrelay: cannot serve on " + bind + ": " + e.getMessage());
+        return Main.FAILED;
+      }
+      if (server.healthStatus(RelayGrpcServer.SERVICE_NAME) != ServingStatus.SERVING) {
+        err.println("kvrelay: the relay service is not SERVING after start");
+        return Main.FAILED;
+      }
+      out.println("kvrelay: serving " + DC + " on " + hostPort(bind, server.port()));
+      out.flush();
+      wake.await();
+      return stopped();
+    } catch (DemoException e) {
+      err.println("kvrelay: " + e.getMessage());
+      return Main.FAILED;
+    } finally {
+      // §6.3 order: NOT_SERVING and shutdownNow (RelayGrpcServer.close), then the engine and its planes.
+      try {
+        if (server != null) {
+          server.close();
+        }
+      } finally {
+        if (dc != null) {
+          dc.close();
+        }
+      }
+      if (failure.get() == null && stopReason.get() != null) {
+        out.println("kvrelay: stopped");
+        out.flush();
+      }
+    }
+  }
+
+  /** The engine this run serves, null before it started (tests: fault injection through the engine test-jar). */
+  @Nullable RelayEngine engine() {
+    return engine;
+  }
+
+  /** After the latch tripped: 0 for a stop request, 1 (printed) for an engine that ended on its own. */
+  private int stopped() {
+    Throwable error = failure.get();
+    if (error != null) {
+      err.println("kvrelay: the relay ended on its own: " + error);
+      return Main.FAILED;
+    }
+    err.println("kvrelay: stopping on " + stopReason.get());
+    return Main.OK;
+  }
+
+  /** The engine's terminated() completed: a failure unless a stop was requested first. */
+  private void engineEnded(@Nullable Throwable error) {
+    if (stopReason.get() != null) {
+      return;
+    }
+    Throwable cause = error != null ? error : new IllegalStateException("the relay engine stopped");
+    if (failure.compareAndSet(null, cause)) {
+      wake.countDown();
+    }
+  }
+
+  /**
+   * Waits until the relay lists the workers' pool; false if a stop request or an engine failure came first.
+   *
+   * @throws DemoException if the pool does not appear before {@link #START_DEADLINE}
+   */
+  private boolean awaitPool(DemoDataCenter dc) throws DemoException, InterruptedException {
+    long until = System.nanoTime() + START_DEADLINE.toNanos();
+    while (dc.pool(EmbeddedDemo.ENDPOINT).isEmpty()) {
+      if (wake.await(POLL_MS, TimeUnit.MILLISECONDS)) {
+        return false;
+      }
+      if (System.nanoTime() > until) {
+        throw new DemoException("no pool for " + EmbeddedDemo.ENDPOINT + " in time at " + DC);
+      }
+    }
+    return true;
+  }
+
+  /** The bind address as given with its port replaced by the bound one ({@code [::1]:0} → {@code [::1]:40123}). */
+  static String hostPort(BindAddress bind, int port) {
+    String text = bind.text();
+    return text.substring(0, text.lastIndexOf(':') + 1) + port;
+  }
+}
