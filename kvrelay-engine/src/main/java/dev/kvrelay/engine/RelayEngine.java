@@ -15,6 +15,7 @@ import dev.kvrelay.engine.catalog.KvPoolDescriptor;
 import dev.kvrelay.engine.hub.HubRegistry;
 import dev.kvrelay.engine.hub.HubSettings;
 import dev.kvrelay.engine.load.KvPoolLoadUpdate;
+import dev.kvrelay.engine.load.LoadCounters;
 import dev.kvrelay.engine.load.LoadWindowException;
 import dev.kvrelay.engine.recovery.RecoverySettings;
 import dev.kvrelay.engine.stream.AdmissionPermit;
@@ -40,6 +41,7 @@ import java.lang.System.Logger.Level;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -309,25 +311,29 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
   /** Counters of every part of the engine (a consistent read of each part, not of the whole). */
   public RelayEngineStats stats() {
     List<PoolStats> pools = new ArrayList<>();
-    List<PoolRuntime> runtimes;
+    // The load aggregators are confined to the control thread: their counters are read there, with the list.
+    List<Map.Entry<PoolRuntime, LoadCounters>> runtimes;
     try {
-      runtimes = controlExecutor.submit(host::runtimes).get(5, TimeUnit.SECONDS);
+      runtimes = controlExecutor.submit(() -> host.runtimes().stream()
+          .map(r -> Map.entry(r, r.load.counters())).toList()).get(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       runtimes = List.of();
     } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
       runtimes = List.of();
     }
-    for (PoolRuntime r : runtimes) {
+    for (Map.Entry<PoolRuntime, LoadCounters> entry : runtimes) {
+      PoolRuntime r = entry.getKey();
       PoolActorStats actor = r.actorStats(5_000);
-      pools.add(new PoolStats(r.descriptor, actor, r.recovery.stats(), r.load.counters()));
+      pools.add(new PoolStats(r.descriptor, actor, r.recovery.stats(), entry.getValue()));
     }
     return new RelayEngineStats(identity, catalog.revision(), readinessWatch.current().revision(), pools,
         hubs.stats(), host.reconciles.sum(), host.poolStarts.sum(), host.poolStartFailures.sum(),
         host.gracefulRetirements.sum(), host.fencedRetirements.sum(), host.sourceFaults.sum(),
         host.rejectedSources.sum(), host.hubFaults.sum(), host.discoveryErrors.sum(), host.discoveryDecodeErrors.sum(),
         host.eventDecodeErrors.sum(), host.loadObservations.sum(), host.loadRejected.sum(),
-        host.unexpectedMessages.sum(), host.channelErrors.sum(), host.faultQueueOverflows.sum());
+        host.unexpectedMessages.sum(), host.channelErrors.sum(), host.faultQueueOverflows.sum(),
+        host.loadPublishErrors.sum());
   }
 
   /**

@@ -29,6 +29,7 @@ import java.util.List;
  * @param unexpectedMessages messages of the wrong kind on a subscription
  * @param channelErrors event channels the plane refused to connect to (channel-connecting planes)
  * @param faultQueueOverflows pool generations fenced because more than 16 sources had pending faults
+ * @param loadPublishErrors load publisher failures (the first stops the load ticker and terminates the relay)
  */
 public record RelayEngineStats(
     RelayIdentity identity,
@@ -51,7 +52,8 @@ public record RelayEngineStats(
     long loadRejected,
     long unexpectedMessages,
     long channelErrors,
-    long faultQueueOverflows) {
+    long faultQueueOverflows,
+    long loadPublishErrors) {
 
   /** Copies the pool list. */
   public RelayEngineStats {

@@ -132,6 +132,7 @@ class LoadPublisherFailureTest {
       assertThat(serving.poll()).extracting(ServingLoadUpdate::windowSequence).isEqualTo(2L);
     }
 
+    assertThat(engine.stats().loadPublishErrors()).as("the failure is counted").isEqualTo(1);
     engine.close();
     assertThat(engine.terminated()).as("close after the failure keeps the failure").isCompletedExceptionally();
     assertThatThrownBy(() -> drain(watcher)).isInstanceOfSatisfying(RelayException.class,

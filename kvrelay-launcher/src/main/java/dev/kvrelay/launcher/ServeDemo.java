@@ -32,9 +32,9 @@ import org.jspecify.annotations.Nullable;
  * {@code kvrelay: stopped} is printed and 0 returned. An engine that ends on its own, or a start-up failure, is
  * printed on the error stream and gives 1.
  *
- * <p>Note: {@code RelayGrpcServer} has no termination signal of its own yet; this mode watches the engine's
- * {@code terminated()} and its own latch. Once the server offers {@code terminated()}/{@code lastError()}, a
- * transport that stops by itself should trip the same latch.
+ * <p>Both the engine's and the server's {@code terminated()} trip the run's latch: a transport that stops by itself
+ * (its supervisor records the error, marks NOT_SERVING and cancels the relay, wan-grpc.md §6.3) ends the run with
+ * status 1 just like an engine failure.
  */
 final class ServeDemo {
   /** The data center this mode simulates. */
@@ -100,7 +100,7 @@ final class ServeDemo {
       }
       DemoDataCenter started = dc;
       engine = started.relay();
-      started.relay().terminated().whenComplete((ok, error) -> engineEnded(error));
+      started.relay().terminated().whenComplete((ok, error) -> ended(error, "the relay engine stopped"));
       if (!awaitPool(started)) {
         return stopped();
       }
@@ -117,6 +117,7 @@ final class ServeDemo {
         err.println("kvrelay: the relay service is not SERVING after start");
         return Main.FAILED;
       }
+      server.terminated().whenComplete((ok, error) -> ended(error, "the WAN transport stopped"));
       out.println("kvrelay: serving " + DC + " on " + hostPort(bind, server.port()));
       out.flush();
       wake.await();
@@ -158,12 +159,12 @@ final class ServeDemo {
     return Main.OK;
   }
 
-  /** The engine's terminated() completed: a failure unless a stop was requested first. */
-  private void engineEnded(@Nullable Throwable error) {
+  /** The engine's or the server's terminated() completed: a failure unless a stop was requested first. */
+  private void ended(@Nullable Throwable error, String what) {
     if (stopReason.get() != null) {
       return;
     }
-    Throwable cause = error != null ? error : new IllegalStateException("the relay engine stopped");
+    Throwable cause = error != null ? error : new IllegalStateException(what);
     if (failure.compareAndSet(null, cause)) {
       wake.countDown();
     }

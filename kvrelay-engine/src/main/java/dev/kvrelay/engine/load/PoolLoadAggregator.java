@@ -14,7 +14,7 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Not thread-safe: confined to the pool actor. Aggregates the {@code kv_metrics} load of one pool
+ * Not thread-safe: confined to the relay's control thread (the host that owns the pool). Aggregates the {@code kv_metrics} load of one pool
  * (producer.md §6 with the wan-grpc.md §4.1 and §4.2 decision boxes); pure and deterministic, time is
  * passed in as {@code nowMs} (the relay's receive clock, Unix ms).
  *

@@ -43,6 +43,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -64,8 +65,13 @@ final class ServerFixture implements AutoCloseable {
   final KvEventRelayGrpc.KvEventRelayStub async;
 
   ServerFixture(RelayEngineConfig.Builder config) throws Exception {
-    this.engine = RelayEngine.builder().config(config.build()).discovery(discovery).eventPlane(plane).poolThreads(2)
-        .build();
+    this(config, UnaryOperator.identity());
+  }
+
+  /** A fixture whose engine builder is passed through {@code engineSetup} last (failure-injection seams). */
+  ServerFixture(RelayEngineConfig.Builder config, UnaryOperator<RelayEngine.Builder> engineSetup) throws Exception {
+    this.engine = engineSetup.apply(
+        RelayEngine.builder().config(config.build()).discovery(discovery).eventPlane(plane).poolThreads(2)).build();
     this.server = RelayGrpcServer.builder().engine(engine).build();
     server.start();
     this.channel = NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext()
@@ -74,7 +80,11 @@ final class ServerFixture implements AutoCloseable {
     this.async = KvEventRelayGrpc.newStub(channel);
   }
 
-  /** The conformance fixture's engine settings (block 64 cards, 10 ms load windows). */
+  /**
+   * The conformance fixture's engine settings (block 64 cards, 10 ms load windows). The load fan-out ring holds 256
+   * windows (2.56 s) instead of 16 (160 ms) so that a test reading a load stream on a loaded 2-core machine is not
+   * cut off with SUBSCRIBER_LAGGED; lag itself is tested in the engine's broadcast tests.
+   */
   static RelayEngineConfig.Builder config() {
     return config(4096);
   }
@@ -82,7 +92,7 @@ final class ServerFixture implements AutoCloseable {
   /** {@link #config()} with {@code expectedBlocks} per pool (sets the CKF bucket count). */
   static RelayEngineConfig.Builder config(long expectedBlocks) {
     return RelayEngineConfig.builder().dcId("dc-conformance").watchAll(true).bind("127.0.0.1:0")
-        .expectedUniqueBlocks(expectedBlocks).loadWindowMs(10);
+        .expectedUniqueBlocks(expectedBlocks).loadWindowMs(10).loadFanoutCapacity(256);
   }
 
   /** The conformance fixture's card: model "llama", alias "chat", no role (LEGACY), block 64, 100 KV blocks. */

@@ -34,9 +34,9 @@ import org.junit.jupiter.api.Timeout;
  * and the relay closed; a root cancel ({@code engine.close()}) stops it with no error; a listener that exits behind
  * the server's back is recorded as the error and cancels the relay.
  *
- * <p>Note: the failure is injected with {@link EngineFaults#failHost}, the engine's terminal-failure path. When the
- * engine test-jar offers a seam that makes the load publisher itself fail (being added in parallel), a variant of
- * {@link #c45_engineFailureRecordsLastErrorMarksNotServingEndsStreamsAndCancelsTheRelay} should use it.
+ * <p>The load-task failure is injected two ways: {@link EngineFaults#failLoadPublisherAt} makes the engine's real
+ * load publisher throw at a given window (the load ticker stops and the engine terminates with the publisher's
+ * error), and {@link EngineFaults#failHost} drives the same terminal-failure path directly with a known cause.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class TransportSupervisorTest {
@@ -135,6 +135,24 @@ class TransportSupervisorTest {
       assertRelayCancelled(f);
       assertThat(f.engine.terminated()).isCompletedExceptionally();
       assertThat(f.server.awaitTermination(Duration.ZERO)).isTrue();
+    }
+  }
+
+  @Test
+  void c45_aRealLoadPublisherFailureEndsTheTransportWithItsErrorNotServingAndTheRelayCancelled() throws Exception {
+    try (ServerFixture f = new ServerFixture(ServerFixture.config(),
+        b -> EngineFaults.failLoadPublisherAt(b, 50))) {
+      // 10 ms load windows: window 50 is due about 0.5 s after the engine starts, after the server has started.
+      assertThat(f.server.awaitTermination(Duration.ofMillis(ServerFixture.DEADLINE_MS)))
+          .as("the transport stops on its own once the load publisher fails").isTrue();
+      assertThat(f.server.lastError()).get().extracting(Throwable::getMessage).asString()
+          .contains("load publisher failed").contains("window 50");
+      assertThat(f.server.terminated()).isCompletedExceptionally();
+      assertThat(f.server.healthStatus(RelayGrpcServer.SERVICE_NAME)).isEqualTo(ServingStatus.NOT_SERVING);
+      assertNewCallsFail(f);
+      assertThat(f.engine.terminated()).isCompletedExceptionally();
+      assertThatThrownBy(() -> f.engine.watchCatalog("after/catalog")).isInstanceOfSatisfying(RelayException.class,
+          e -> assertThat(e.reason()).isEqualTo(RelayErrorReason.PUBLICATION_UNAVAILABLE));
     }
   }
 
