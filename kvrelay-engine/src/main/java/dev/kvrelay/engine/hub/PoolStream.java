@@ -6,9 +6,9 @@ import dev.kvrelay.api.RelayException;
 import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.ckf.cbi1.Cbi1;
 import dev.kvrelay.ckf.cbi1.Cbi1EncodeException;
-import dev.kvrelay.ckf.cbi1.Cbi1Encoder;
 import dev.kvrelay.engine.stream.RelayStream;
 import dev.kvrelay.engine.view.PoolFrame;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -264,10 +264,19 @@ final class PoolStream implements RelayStream<PoolFrame> {
     }
     byte[] payload;
     try {
-      payload = Cbi1Encoder.encodeSnapshotChunk(hub.format(), hub.dcId(), snapshotSeq, src, chunk);
-    } catch (Cbi1EncodeException e) {
-      hub.encoderFault("snapshot chunk encoding failed: " + e.getMessage());
-      throw new RelayException(RelayErrorReason.INTERNAL, "snapshot encoding failed: " + e.getMessage());
+      payload = registry.snapshotEncoder().encode(hub.format(), hub.dcId(), snapshotSeq, src, chunk);
+    } catch (CancellationException e) {
+      // A cancelled encoder (wan-grpc §9 C40): this stream ends PUBLICATION_UNAVAILABLE, the generation is not fenced.
+      counters.encoderCancellations.increment();
+      endOwn(new RelayException(RelayErrorReason.PUBLICATION_UNAVAILABLE,
+          "snapshot encoder of subscriber " + subscriberId + " was cancelled"));
+      return throwTerminal();
+    } catch (Cbi1EncodeException | RuntimeException e) {
+      // An encoder failure ("panic"): terminal hub fault INTERNAL, the generation is fenced.
+      String why = "snapshot chunk encoding failed: " + e;
+      hub.encoderFault(why);
+      terminate(RelayErrorReason.INTERNAL, why); // no-op when the fault already ended this stream
+      return throwTerminal();
     }
     PoolFrame frame = PoolFrame.of(registry.relay(), hub.producer(), snapshotSeq, snapshotSeq,
         registry.epochMicros(), PoolFrame.Kind.SNAPSHOT_CHUNK, payload);
@@ -301,6 +310,37 @@ final class PoolStream implements RelayStream<PoolFrame> {
     }
     delivered(payload.length);
     return frame;
+  }
+
+  /** Ends this stream on its own side with {@code error} (unless already ended) and leaves the hub. */
+  private void endOwn(RelayException error) {
+    int p;
+    lock.lock();
+    try {
+      if (closed || terminal != null) {
+        return;
+      }
+      p = terminateLocked(error);
+    } finally {
+      lock.unlock();
+    }
+    hub.detach(this);
+    afterTermination(p);
+  }
+
+  /** Throws this stream's termination (null if it was closed meanwhile). */
+  private @Nullable PoolFrame throwTerminal() throws RelayException {
+    RelayException t;
+    lock.lock();
+    try {
+      t = closed ? null : terminal;
+    } finally {
+      lock.unlock();
+    }
+    if (t != null) {
+      throw new RelayException(t.reason(), t.getMessage());
+    }
+    return null;
   }
 
   private @Nullable PoolFrame takeQueuedOrHeartbeatLocked() {
