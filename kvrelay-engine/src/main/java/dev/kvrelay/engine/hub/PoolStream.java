@@ -101,10 +101,18 @@ final class PoolStream implements RelayStream<PoolFrame> {
 
   // ------------------------------------------------------------------ hub side
 
-  /** Asks for the encoding permit (after the stream joined the hub). */
+  /**
+   * Asks for the encoding permit (after the stream joined the hub). A stream that ended meanwhile (retired,
+   * closed) hands a permit it got at once straight on, and leaves the wait queue it just joined.
+   */
   void requestPermit() {
-    if (registry.permits().acquireOrWait(this)) {
-      permitGranted();
+    EncodingPermits permits = registry.permits();
+    if (permits.acquireOrWait(this)) {
+      if (!permitGranted()) {
+        permits.release();
+      }
+    } else if (isFinished()) {
+      permits.cancel(this);
     }
   }
 
