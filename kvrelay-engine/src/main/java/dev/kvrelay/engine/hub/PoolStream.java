@@ -25,6 +25,13 @@ import org.jspecify.annotations.Nullable;
  * bootstrap, a HEARTBEAT (base = seq = last sequence sent) becomes available after the heartbeat interval
  * without a taken frame.
  *
+ * <p>Encoder outcomes (wan-grpc §9 C40): an encoder failure (a {@link Cbi1EncodeException} or any runtime
+ * exception) is a terminal hub fault INTERNAL, so the generation is fenced; a cancelled encoder
+ * ({@link CancellationException}) ends only this stream PUBLICATION_UNAVAILABLE (counted) without a fence; a stream
+ * retired or closed while its chunk is being encoded ends PUBLICATION_UNAVAILABLE or quietly, never fenced. Decision
+ * (pinned by {@code HubConformanceTest.c40_decisionTheBootstrapEncodesOnDemandWithNoFrameQueuedAhead}): no chunk is
+ * encoded ahead of the consumer (upstream keeps exactly one queued frame); the progress deadline is the same.
+ *
  * <p>Decision (pinned by {@code HubTest.decisionTerminationDiscardsQueuedFrames}): every hub-side termination
  * (lag, progress timeout, retirement, resnapshot, invalid publication) discards whatever was still queued at
  * that instant, so the very next poll throws; nothing is queued "before" the termination in the sense of
