@@ -23,12 +23,13 @@ final class HubCounters {
   final LongAdder heartbeats = new LongAdder();
   final LongAdder faults = new LongAdder();
   final LongAdder initFailures = new LongAdder();
+  final LongAdder encoderCancellations = new LongAdder();
 
   HubRegistryStats snapshot(int initializedHubs) {
     return new HubRegistryStats(initializedHubs, openStreams.sum(), admitted.sum(), refusedPoolNotFound.sum(),
         refusedProducerChanged.sum(), refusedResourceLimit.sum(), refusedUnavailable.sum(), lagged.sum(),
         progressTimeouts.sum(), evictions.sum(), resnapshots.sum(), streamsRetired.sum(), deltasEncoded.sum(),
         idleDeltasApplied.sum(), foreignPublications.sum(), framesDelivered.sum(), bytesDelivered.sum(),
-        heartbeats.sum(), faults.sum(), initFailures.sum());
+        heartbeats.sum(), faults.sum(), initFailures.sum(), encoderCancellations.sum());
   }
 }

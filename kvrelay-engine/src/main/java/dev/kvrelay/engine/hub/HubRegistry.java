@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Thread-safe (slot map and init permits guarded by the registry's monitor; lock order registry → slot →
@@ -37,6 +38,7 @@ public final class HubRegistry implements AutoCloseable {
   private final HubCounters counters = new HubCounters();
   private final EncodingPermits permits;
   private final AtomicLong leases = new AtomicLong();
+  private volatile SnapshotChunkEncoder snapshotEncoder = SnapshotChunkEncoder.CBI1;
 
   // guarded by this
   private final Map<KvPoolId, HubSlot> slots = new HashMap<>();
@@ -277,6 +279,27 @@ public final class HubRegistry implements AutoCloseable {
 
   EncodingPermits permits() {
     return permits;
+  }
+
+  SnapshotChunkEncoder snapshotEncoder() {
+    return snapshotEncoder;
+  }
+
+  /**
+   * <b>Test seam</b> (package-private; reached from other modules only through the engine test sources): replaces
+   * the snapshot-chunk encoder every stream of this registry uses from its next chunk on. Production code never
+   * calls it; unused, the streams encode with {@link SnapshotChunkEncoder#CBI1}.
+   */
+  void snapshotEncoderForTests(SnapshotChunkEncoder encoder) {
+    snapshotEncoder = Objects.requireNonNull(encoder, "encoder");
+  }
+
+  /**
+   * <b>Test seam</b> (package-private, read-only): the slot currently registered for {@code pool}, or null, so
+   * tests can inject publications into a live hub.
+   */
+  synchronized @Nullable HubSlot slotForTests(KvPoolId pool) {
+    return slots.get(pool);
   }
 
   ActorScheduler timers() {

@@ -24,6 +24,8 @@ package dev.kvrelay.engine.hub;
  * @param heartbeats heartbeat frames taken
  * @param faults terminal hub faults reported to the fault listener
  * @param initFailures lazy inits whose actor subscribe failed
+ * @param encoderCancellations snapshot bootstraps whose encoder was cancelled (stream ended PUBLICATION_UNAVAILABLE,
+ *     no fence)
  */
 public record HubRegistryStats(
     int initializedHubs,
@@ -45,4 +47,5 @@ public record HubRegistryStats(
     long bytesDelivered,
     long heartbeats,
     long faults,
-    long initFailures) {}
+    long initFailures,
+    long encoderCancellations) {}

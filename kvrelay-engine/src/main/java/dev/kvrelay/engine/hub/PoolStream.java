@@ -6,9 +6,9 @@ import dev.kvrelay.api.RelayException;
 import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.ckf.cbi1.Cbi1;
 import dev.kvrelay.ckf.cbi1.Cbi1EncodeException;
-import dev.kvrelay.ckf.cbi1.Cbi1Encoder;
 import dev.kvrelay.engine.stream.RelayStream;
 import dev.kvrelay.engine.view.PoolFrame;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -24,6 +24,13 @@ import org.jspecify.annotations.Nullable;
  * meanwhile queue behind the chunks (bounded by frame count and by bytes, payload + 256 per frame). After the
  * bootstrap, a HEARTBEAT (base = seq = last sequence sent) becomes available after the heartbeat interval
  * without a taken frame.
+ *
+ * <p>Encoder outcomes (wan-grpc §9 C40): an encoder failure (a {@link Cbi1EncodeException} or any runtime
+ * exception) is a terminal hub fault INTERNAL, so the generation is fenced; a cancelled encoder
+ * ({@link CancellationException}) ends only this stream PUBLICATION_UNAVAILABLE (counted) without a fence; a stream
+ * retired or closed while its chunk is being encoded ends PUBLICATION_UNAVAILABLE or quietly, never fenced. Decision
+ * (pinned by {@code HubConformanceTest.c40_decisionTheBootstrapEncodesOnDemandWithNoFrameQueuedAhead}): no chunk is
+ * encoded ahead of the consumer (upstream keeps exactly one queued frame); the progress deadline is the same.
  *
  * <p>Decision (pinned by {@code HubTest.decisionTerminationDiscardsQueuedFrames}): every hub-side termination
  * (lag, progress timeout, retirement, resnapshot, invalid publication) discards whatever was still queued at
@@ -101,10 +108,18 @@ final class PoolStream implements RelayStream<PoolFrame> {
 
   // ------------------------------------------------------------------ hub side
 
-  /** Asks for the encoding permit (after the stream joined the hub). */
+  /**
+   * Asks for the encoding permit (after the stream joined the hub). A stream that ended meanwhile (retired,
+   * closed) hands a permit it got at once straight on, and leaves the wait queue it just joined.
+   */
   void requestPermit() {
-    if (registry.permits().acquireOrWait(this)) {
-      permitGranted();
+    EncodingPermits permits = registry.permits();
+    if (permits.acquireOrWait(this)) {
+      if (!permitGranted()) {
+        permits.release();
+      }
+    } else if (isFinished()) {
+      permits.cancel(this);
     }
   }
 
@@ -264,10 +279,19 @@ final class PoolStream implements RelayStream<PoolFrame> {
     }
     byte[] payload;
     try {
-      payload = Cbi1Encoder.encodeSnapshotChunk(hub.format(), hub.dcId(), snapshotSeq, src, chunk);
-    } catch (Cbi1EncodeException e) {
-      hub.encoderFault("snapshot chunk encoding failed: " + e.getMessage());
-      throw new RelayException(RelayErrorReason.INTERNAL, "snapshot encoding failed: " + e.getMessage());
+      payload = registry.snapshotEncoder().encode(hub.format(), hub.dcId(), snapshotSeq, src, chunk);
+    } catch (CancellationException e) {
+      // A cancelled encoder (wan-grpc §9 C40): this stream ends PUBLICATION_UNAVAILABLE, the generation is not fenced.
+      counters.encoderCancellations.increment();
+      endOwn(new RelayException(RelayErrorReason.PUBLICATION_UNAVAILABLE,
+          "snapshot encoder of subscriber " + subscriberId + " was cancelled"));
+      return throwTerminal();
+    } catch (Cbi1EncodeException | RuntimeException e) {
+      // An encoder failure ("panic"): terminal hub fault INTERNAL, the generation is fenced.
+      String why = "snapshot chunk encoding failed: " + e;
+      hub.encoderFault(why);
+      terminate(RelayErrorReason.INTERNAL, why); // no-op when the fault already ended this stream
+      return throwTerminal();
     }
     PoolFrame frame = PoolFrame.of(registry.relay(), hub.producer(), snapshotSeq, snapshotSeq,
         registry.epochMicros(), PoolFrame.Kind.SNAPSHOT_CHUNK, payload);
@@ -301,6 +325,37 @@ final class PoolStream implements RelayStream<PoolFrame> {
     }
     delivered(payload.length);
     return frame;
+  }
+
+  /** Ends this stream on its own side with {@code error} (unless already ended) and leaves the hub. */
+  private void endOwn(RelayException error) {
+    int p;
+    lock.lock();
+    try {
+      if (closed || terminal != null) {
+        return;
+      }
+      p = terminateLocked(error);
+    } finally {
+      lock.unlock();
+    }
+    hub.detach(this);
+    afterTermination(p);
+  }
+
+  /** Throws this stream's termination (null if it was closed meanwhile). */
+  private @Nullable PoolFrame throwTerminal() throws RelayException {
+    RelayException t;
+    lock.lock();
+    try {
+      t = closed ? null : terminal;
+    } finally {
+      lock.unlock();
+    }
+    if (t != null) {
+      throw new RelayException(t.reason(), t.getMessage());
+    }
+    return null;
   }
 
   private @Nullable PoolFrame takeQueuedOrHeartbeatLocked() {

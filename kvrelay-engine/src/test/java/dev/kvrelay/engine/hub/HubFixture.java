@@ -45,23 +45,33 @@ final class HubFixture {
     private long nextHash;
 
     Pool(long dc, byte tag, CkfFormat format) {
-      identity = producer(dc, tag, format);
+      this(producer(dc, tag, format));
+    }
+
+    /** A generation with {@code identity} (attaching it replaces whatever slot holds its pool). */
+    Pool(ProducerIdentity identity) {
+      this.identity = identity;
       try {
-        producer = CkfProducer.create(CkfProducerConfig.of(format, 500, 1_000_000));
+        producer = CkfProducer.create(CkfProducerConfig.of(identity.ckfFormat(), 500, 1_000_000));
       } catch (Exception e) {
         throw new AssertionError(e);
       }
-      nextHash = dc * 1_000_003L;
-      slot = registry.attach(identity.poolId(), identity, format, this);
+      nextHash = identity.poolId().dcId().value() * 1_000_003L;
+      slot = registry.attach(identity.poolId(), identity, identity.ckfFormat(), this);
     }
 
     @Override
     public CompletableFuture<BarrierSnapshot> subscribe(long lease) {
-      subscribedLeases.add(lease);
+      synchronized (this) {
+        subscribedLeases.add(lease);
+      }
       CompletableFuture<BarrierSnapshot> f = new CompletableFuture<>();
       Runnable r = () -> {
         try {
-          BarrierSnapshot b = producer.snapshotAfterBarrier(lease);
+          BarrierSnapshot b;
+          synchronized (this) {
+            b = producer.snapshotAfterBarrier(lease);
+          }
           if (b.tail() != null) {
             slot.offer(b.tail());
           }
@@ -91,7 +101,7 @@ final class HubFixture {
     }
 
     @Override
-    public void retireLease(long lease) {
+    public synchronized void retireLease(long lease) {
       retiredLeases.add(lease);
       if (producer.lease() == lease) {
         producer.retireLease();
