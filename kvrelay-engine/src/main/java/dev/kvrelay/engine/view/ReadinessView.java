@@ -1,11 +1,8 @@
 package dev.kvrelay.engine.view;
 
-import dev.kvrelay.api.WireText;
-import dev.kvrelay.api.WireValidationException;
 import dev.kvrelay.engine.topology.TopologyEntry;
 import dev.kvrelay.engine.topology.TopologyEntryValidator;
 import dev.kvrelay.engine.topology.TopologySnapshot;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,46 +44,22 @@ public final class ReadinessView {
 
   /** Applies an in-process snapshot (entries already typed) received at {@code nowUs}. */
   public Outcome apply(TopologySnapshot snapshot, long nowUs) throws StreamOrderException {
-    Objects.requireNonNull(snapshot, "snapshot");
-    return applyValidated(snapshot.revision(), snapshot.entries(), new LinkedHashMap<>(), 0, nowUs);
+    return apply(ReadinessUpdate.of(Objects.requireNonNull(snapshot, "snapshot")), nowUs);
+  }
+
+  /** Applies a readiness message whose entries were validated one by one (quarantines included) at {@code nowUs}. */
+  public Outcome apply(ReadinessUpdate update, long nowUs) throws StreamOrderException {
+    Objects.requireNonNull(update, "update");
+    return applyValidated(update.revision(), update.entries(), update.quarantined(), update.dropped(), nowUs);
   }
 
   /**
    * Applies a received {@code ServingReadinessUpdate} (revision and raw entries) at {@code nowUs}, validating
-   * and quarantining each entry on its own.
+   * and quarantining each entry on its own ({@link ReadinessUpdate#fromWire}).
    */
   public Outcome applyWire(long revision, List<TopologyEntryValidator.@Nullable EntryWire> entries, long nowUs)
       throws StreamOrderException {
-    Objects.requireNonNull(entries, "entries");
-    List<TopologyEntry> valid = new ArrayList<>(entries.size());
-    Map<ModelKey, String> quarantine = new LinkedHashMap<>();
-    int dropped = 0;
-    for (int i = 0; i < entries.size(); i++) {
-      TopologyEntryValidator.EntryWire wire = entries.get(i);
-      try {
-        valid.add(TopologyEntryValidator.validate(wire));
-      } catch (WireValidationException e) {
-        ModelKey key = keyOf(wire);
-        if (key == null) {
-          dropped++;
-        } else {
-          quarantine.merge(key, e.kind() + " " + e.field() + ": " + e.detail(), (a, b) -> a + "; " + b);
-        }
-      }
-    }
-    return applyValidated(revision, valid, quarantine, dropped, nowUs);
-  }
-
-  private static @Nullable ModelKey keyOf(TopologyEntryValidator.@Nullable EntryWire wire) {
-    if (wire == null) {
-      return null;
-    }
-    try {
-      return new ModelKey(WireText.check("namespace", wire.namespace()),
-          WireText.check("canonical_model_id", wire.canonicalModelId()));
-    } catch (WireValidationException e) {
-      return null;
-    }
+    return apply(ReadinessUpdate.fromWire(revision, entries), nowUs);
   }
 
   private Outcome applyValidated(long newRevision, List<TopologyEntry> valid, Map<ModelKey, String> quarantine,

@@ -16,7 +16,6 @@ import dev.kvrelay.engine.actor.ActorScheduler;
 import dev.kvrelay.engine.catalog.KvPoolDescriptor;
 import dev.kvrelay.engine.load.KvPoolLoadUpdate;
 import dev.kvrelay.engine.stream.RelayStream;
-import dev.kvrelay.engine.topology.TopologySnapshot;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -643,19 +642,19 @@ public final class RelayConsumer implements AutoCloseable {
   }
 
   /** Not thread-safe: confined to the consumer task (see {@link Watch}). The readiness stream. */
-  private final class ReadinessWatch extends ViewWatch<TopologySnapshot> {
+  private final class ReadinessWatch extends ViewWatch<ReadinessUpdate> {
     ReadinessWatch(Source source) {
       super(source, READINESS_SUFFIX);
     }
 
     @Override
-    RelayStream<TopologySnapshot> openStream(String id) throws RelayException {
-      return source.relay.watchReadiness(id);
+    RelayStream<ReadinessUpdate> openStream(String id) throws RelayException {
+      return source.relay.watchReadinessUpdates(id);
     }
 
     @Override
-    void apply(TopologySnapshot snapshot) throws StreamOrderException {
-      source.readinessView.apply(snapshot, epochMicros.getAsLong());
+    void apply(ReadinessUpdate update) throws StreamOrderException {
+      source.readinessView.apply(update, epochMicros.getAsLong());
       source.readiness = source.readinessView.snapshot();
     }
 

@@ -27,6 +27,16 @@ public interface RelaySource {
   /** SubscribeServingReadiness: the current topology at once, then one per change, plus heartbeats. */
   RelayStream<TopologySnapshot> watchReadiness(String subscriberId) throws RelayException;
 
+  /**
+   * SubscribeServingReadiness as a consumer applies it (wan-grpc.md §7.5): each message with its entries validated
+   * one by one, so that an entry a newer relay sends with an unknown state or role is quarantined on its own instead
+   * of failing the whole stream. The default maps {@link #watchReadiness} (typed entries, nothing to quarantine);
+   * a remote source overrides it to keep the received entries raw until validation.
+   */
+  default RelayStream<ReadinessUpdate> watchReadinessUpdates(String subscriberId) throws RelayException {
+    return new MappedStream<>(watchReadiness(subscriberId), ReadinessUpdate::of);
+  }
+
   /** SubscribeKvPoolLoad: the latest window at once, then every newer window. */
   RelayStream<KvPoolLoadUpdate> watchPoolLoad(String subscriberId) throws RelayException;
 }

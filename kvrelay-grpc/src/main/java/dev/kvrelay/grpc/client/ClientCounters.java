@@ -10,9 +10,11 @@ final class ClientCounters {
   final AtomicLong excludedServingPools = new AtomicLong();
   final AtomicLong excludedServingModels = new AtomicLong();
   final AtomicLong callbackFailures = new AtomicLong();
+  final AtomicLong quarantinedReadinessEntries = new AtomicLong();
 
   ClientStats snapshot() {
     return new ClientStats(streamsOpened.get(), rejectedMessages.get(), excludedPoolLoadEntries.get(),
-        excludedServingPools.get(), excludedServingModels.get(), callbackFailures.get());
+        excludedServingPools.get(), excludedServingModels.get(), callbackFailures.get(),
+        quarantinedReadinessEntries.get());
   }
 }

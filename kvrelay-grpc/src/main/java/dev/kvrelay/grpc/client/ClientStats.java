@@ -12,6 +12,8 @@ package dev.kvrelay.grpc.client;
  * @param excludedServingPools {@code ServingLoadUpdate} pool entries quarantined or rejected
  * @param excludedServingModels {@code ServingLoadUpdate} model entries quarantined or rejected
  * @param callbackFailures availability callbacks that threw (the stream itself carries on)
+ * @param quarantinedReadinessEntries readiness entries quarantined or dropped one by one by
+ *     {@link RelayGrpcClient#watchReadinessUpdates} (counted per received message; the rest of the message is used)
  */
 public record ClientStats(
     long streamsOpened,
@@ -19,4 +21,5 @@ public record ClientStats(
     long excludedPoolLoadEntries,
     long excludedServingPools,
     long excludedServingModels,
-    long callbackFailures) {}
+    long callbackFailures,
+    long quarantinedReadinessEntries) {}

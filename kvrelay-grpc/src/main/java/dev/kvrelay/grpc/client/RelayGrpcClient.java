@@ -12,6 +12,7 @@ import dev.kvrelay.engine.stream.RelayStream;
 import dev.kvrelay.engine.topology.TopologySnapshot;
 import dev.kvrelay.engine.view.CatalogUpdate;
 import dev.kvrelay.engine.view.PoolFrame;
+import dev.kvrelay.engine.view.ReadinessUpdate;
 import dev.kvrelay.engine.view.RelaySource;
 import dev.kvrelay.grpc.proto.KvEventRelayGrpc;
 import dev.kvrelay.grpc.proto.RelayInfo;
@@ -158,6 +159,19 @@ public final class RelayGrpcClient implements RelaySource, AutoCloseable {
     ensureOpen();
     return GrpcRelayStream.open(channel, KvEventRelayGrpc.getSubscribeServingReadinessMethod(), options,
         WireCodec.readinessRequest(subscriberId), WireDecoders.readiness(), queueBound, counters);
+  }
+
+  /**
+   * SubscribeServingReadiness as {@code RelayConsumer} reads it: the envelope is checked
+   * ({@link RelayErrorReason#CONTRACT_MISMATCH} on failure), then each entry is validated on its own; an entry with
+   * an unknown state or role, or otherwise invalid, is quarantined under its key (counted in
+   * {@link ClientStats#quarantinedReadinessEntries()}) while the rest of the message is used (wan-grpc.md §7.5).
+   */
+  @Override
+  public RelayStream<ReadinessUpdate> watchReadinessUpdates(String subscriberId) throws RelayException {
+    ensureOpen();
+    return GrpcRelayStream.open(channel, KvEventRelayGrpc.getSubscribeServingReadinessMethod(), options,
+        WireCodec.readinessRequest(subscriberId), WireDecoders.readinessUpdates(counters), queueBound, counters);
   }
 
   /**

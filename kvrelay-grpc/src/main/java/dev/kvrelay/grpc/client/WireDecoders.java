@@ -14,6 +14,7 @@ import dev.kvrelay.grpc.proto.FilterUpdate;
 import dev.kvrelay.grpc.proto.KvPoolCatalogUpdate;
 import dev.kvrelay.grpc.proto.ServingReadinessUpdate;
 import dev.kvrelay.grpc.wire.PoolLoadWindow;
+import dev.kvrelay.engine.view.ReadinessUpdate;
 import dev.kvrelay.grpc.wire.ReadinessWire;
 import dev.kvrelay.grpc.wire.ServingLoadWindow;
 import dev.kvrelay.grpc.wire.WireCodec;
@@ -30,12 +31,13 @@ import java.util.List;
  * protocol version, then relay present, wan-grpc.md §7.2) and a failure ends the stream with
  * {@link RelayErrorReason#CONTRACT_MISMATCH} (deployment skew: the consumer stops that source, never retries).
  *
- * <p>Readiness: {@link dev.kvrelay.engine.view.RelaySource#watchReadiness} delivers typed
- * {@link TopologySnapshot}s, which cannot hold a quarantined entry. <b>Choice:</b> every entry is validated with
- * {@link TopologyEntryValidator}; the first invalid one (malformed, or unsupported from a newer contract), or a
- * revision of 0, ends the stream with {@link RelayErrorReason#INVALID_PUBLICATION}. The consumer then resets its
- * readiness view (nothing is read as READY, fail closed) and reopens after backoff; CKF state is not touched. An
- * entry is never dropped silently nor read with default semantics.
+ * <p>Readiness: {@link dev.kvrelay.engine.view.RelaySource#watchReadinessUpdates} (what {@code RelayConsumer}
+ * reads) validates each entry on its own with {@link ReadinessUpdate#fromWire}: an invalid entry (malformed, or
+ * unsupported from a newer contract) is quarantined under its key, never read as READY, and counted; the rest of the
+ * message is used (wan-grpc.md §7.5). {@link dev.kvrelay.engine.view.RelaySource#watchReadiness} delivers typed
+ * {@link TopologySnapshot}s, which cannot hold a quarantined entry, so there the first invalid entry, as a revision
+ * of 0 on either path, ends the stream with {@link RelayErrorReason#INVALID_PUBLICATION}. An entry is never dropped
+ * silently nor read with default semantics.
  *
  * <p>Pool load: entries whose producer fails validation are dropped from the window and counted. Serving load:
  * a broken window rule ends the stream with {@link RelayErrorReason#INVALID_PUBLICATION}; entries quarantined or
@@ -80,6 +82,23 @@ final class WireDecoders {
         }
       }
       return new TopologySnapshot(wire.revision(), entries);
+    };
+  }
+
+  /** Readiness with each entry validated on its own (quarantined entries counted), envelope checked first. */
+  static MessageDecoder<ServingReadinessUpdate, ReadinessUpdate> readinessUpdates(ClientCounters counters) {
+    return m -> {
+      ReadinessWire wire = WireCodec.fromProto(m);
+      checkEnvelope("readiness update", wire.envelope());
+      if (wire.revision() == 0) {
+        throw new RelayException(RelayErrorReason.INVALID_PUBLICATION, "readiness update: revision 0");
+      }
+      ReadinessUpdate update = ReadinessUpdate.fromWire(wire.revision(), wire.entries());
+      int refused = update.quarantined().size() + update.dropped();
+      if (refused > 0) {
+        counters.quarantinedReadinessEntries.addAndGet(refused);
+      }
+      return update;
     };
   }
 

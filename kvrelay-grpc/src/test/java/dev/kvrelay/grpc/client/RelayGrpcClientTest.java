@@ -311,6 +311,47 @@ class RelayGrpcClientTest {
     }
   }
 
+  /**
+   * wan-grpc.md §7.5 on the consumer's path: an entry from a newer contract (state 99) or a malformed one (no
+   * members) is quarantined under its key and counted while the message's other entries are used and the stream goes
+   * on; an entry without a readable key is dropped and counted; revision 0 and a bad envelope still end the stream.
+   */
+  @Test
+  void readinessUpdatesQuarantineEachInvalidEntryOnItsOwnAndTheStreamGoesOn() throws Exception {
+    var mixed = WireCodec.toProto(RELAY, new TopologySnapshot(2,
+        List.of(readyEntry("llama"), readyEntry("mistral"), readyEntry("qwen"), readyEntry("phi")))).toBuilder();
+    mixed.setEntries(0, mixed.getEntries(0).toBuilder().setStateValue(99));
+    mixed.setEntries(2, mixed.getEntries(2).toBuilder().clearMembers());
+    mixed.setEntries(3, mixed.getEntries(3).toBuilder().setNamespace(""));
+    TopologySnapshot next = new TopologySnapshot(3, List.of(readyEntry("llama")));
+    ScriptedRelay relay = new ScriptedRelay();
+    relay.readiness = ScriptedRelay.sendAndComplete(List.of(mixed.build(), WireCodec.toProto(RELAY, next),
+        WireCodec.toProto(RELAY, next).toBuilder().setRevision(0).build()));
+    try (InProcessRelay r = new InProcessRelay(relay);
+        RelayStream<dev.kvrelay.engine.view.ReadinessUpdate> s = r.client.watchReadinessUpdates("me")) {
+      dev.kvrelay.engine.view.ReadinessUpdate first = next(s);
+      assertThat(first.revision()).isEqualTo(2);
+      assertThat(first.entries()).containsExactly(readyEntry("mistral"));
+      assertThat(first.quarantined()).containsOnlyKeys(new dev.kvrelay.engine.view.ModelKey("prod", "llama"),
+          new dev.kvrelay.engine.view.ModelKey("prod", "qwen"));
+      assertThat(first.quarantined().get(new dev.kvrelay.engine.view.ModelKey("prod", "llama")))
+          .startsWith("UNSUPPORTED");
+      assertThat(first.quarantined().get(new dev.kvrelay.engine.view.ModelKey("prod", "qwen")))
+          .startsWith("MALFORMED");
+      assertThat(first.dropped()).as("the entry with an empty namespace has no readable key").isEqualTo(1);
+      assertThat(next(s)).isEqualTo(dev.kvrelay.engine.view.ReadinessUpdate.of(next));
+      assertThat(failure(s).reason()).isEqualTo(RelayErrorReason.INVALID_PUBLICATION);
+      assertThat(r.client.stats().quarantinedReadinessEntries()).isEqualTo(3);
+      assertThat(r.client.stats().rejectedMessages()).isEqualTo(1);
+
+      dev.kvrelay.engine.view.ReadinessView view = new dev.kvrelay.engine.view.ReadinessView();
+      view.apply(first, 1);
+      assertThat(view.snapshot().entries()).containsOnlyKeys(new dev.kvrelay.engine.view.ModelKey("prod", "mistral"));
+      assertThat(view.snapshot().quarantined()).hasSize(2);
+      assertThat(view.droppedTotal()).isEqualTo(1);
+    }
+  }
+
   @Test
   void poolLoadArrivesAsWindowsAndEntriesWithAnInvalidProducerAreDroppedAndCounted() throws Exception {
     KvPoolLoadEntry a = new KvPoolLoadEntry(producer(41), 10, 100, 2, 4);
