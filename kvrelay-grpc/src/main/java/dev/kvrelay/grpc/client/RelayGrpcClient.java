@@ -19,6 +19,7 @@ import dev.kvrelay.grpc.proto.RelayInfo;
 import dev.kvrelay.grpc.wire.ReadinessWire;
 import dev.kvrelay.grpc.wire.RelayStatus;
 import dev.kvrelay.grpc.wire.WireCodec;
+import dev.kvrelay.grpc.wire.ZstdCodec;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
@@ -78,6 +79,8 @@ public final class RelayGrpcClient implements RelaySource, AutoCloseable {
       this.channel = ManagedChannelBuilder.forTarget(Objects.requireNonNull(b.target))
           .usePlaintext()
           .maxInboundMessageSize(maxInbound)
+          .compressorRegistry(ZstdCodec.compressors())
+          .decompressorRegistry(ZstdCodec.decompressors()) // advertises zstd: a relay may compress its responses
           .build();
       this.ownsChannel = true;
     }

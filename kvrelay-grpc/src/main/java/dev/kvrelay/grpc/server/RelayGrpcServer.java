@@ -5,7 +5,13 @@ import dev.kvrelay.engine.RelayConfigKey;
 import dev.kvrelay.engine.RelayEngine;
 import dev.kvrelay.engine.RelayEngineConfig;
 import dev.kvrelay.grpc.proto.KvEventRelayGrpc;
+import dev.kvrelay.grpc.wire.ZstdCodec;
+import io.grpc.Metadata;
 import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
@@ -127,10 +133,12 @@ public final class RelayGrpcServer implements AutoCloseable {
         throw new IllegalStateException("the engine has already terminated");
       }
       s = NettyServerBuilder.forAddress(address)
-          .addService(new KvEventRelayService(engine, pumps))
+          .addService(ServerInterceptors.intercept(new KvEventRelayService(engine, pumps), new ZstdResponses()))
           .addService(health.getHealthService())
           .addService(ProtoReflectionServiceV1.newInstance())
           .maxInboundMessageSize(maxMessageBytes)
+          .compressorRegistry(ZstdCodec.compressors())
+          .decompressorRegistry(ZstdCodec.decompressors())
           .keepAliveTime(keepAliveMs, TimeUnit.MILLISECONDS)
           .keepAliveTimeout(keepAliveTimeoutMs, TimeUnit.MILLISECONDS)
           .permitKeepAliveTime(PERMIT_KEEPALIVE_MS, TimeUnit.MILLISECONDS)
@@ -364,6 +372,38 @@ public final class RelayGrpcServer implements AutoCloseable {
         throw new IllegalStateException("RelayGrpcServer.builder() is missing engine");
       }
       return new RelayGrpcServer(this);
+    }
+  }
+
+  /**
+   * Immutable and thread-safe (stateless): compresses a relay call's responses with zstd when the client lists it in
+   * {@code grpc-accept-encoding} (wan-grpc.md §6.1); otherwise responses stay identity. Requests in zstd are accepted
+   * through the decompressor registry whatever this decides.
+   */
+  static final class ZstdResponses implements ServerInterceptor {
+    private static final Metadata.Key<String> ACCEPT_ENCODING =
+        Metadata.Key.of("grpc-accept-encoding", Metadata.ASCII_STRING_MARSHALLER);
+
+    @Override
+    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+        ServerCallHandler<Q, R> next) {
+      if (ZstdCodec.AVAILABLE && accepts(headers.get(ACCEPT_ENCODING))) {
+        call.setCompression(ZstdCodec.ENCODING);
+      }
+      return next.startCall(call, headers);
+    }
+
+    /** True when a comma-separated {@code grpc-accept-encoding} value lists zstd. */
+    static boolean accepts(@Nullable String acceptEncoding) {
+      if (acceptEncoding == null) {
+        return false;
+      }
+      for (String token : acceptEncoding.split(",")) {
+        if (token.trim().equalsIgnoreCase(ZstdCodec.ENCODING)) {
+          return true;
+        }
+      }
+      return false;
     }
   }
 }
