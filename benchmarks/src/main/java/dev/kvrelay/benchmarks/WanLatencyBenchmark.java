@@ -13,6 +13,8 @@ import dev.kvrelay.engine.RelayConfigKey;
 import dev.kvrelay.engine.stream.RelayStream;
 import dev.kvrelay.engine.view.PoolFrame;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -55,8 +57,16 @@ import org.jspecify.annotations.Nullable;
  * <pre>{@code
  * java -cp benchmarks/target/benchmarks-all.jar dev.kvrelay.benchmarks.WanLatencyBenchmark \
  *     [rates=10000,100000,1000000] [seconds=5] [warmup=2] [queue=2 (the client's inbound queue bound)]
- *     [pubqueue=16 (the engine's publication_queue_capacity)]
+ *     [pubqueue=16 (the engine's publication_queue_capacity)] [spin=false]
  * }</pre>
+ *
+ * <p>Pacing: by default the publisher parks until the next tick is due and then sends every tick already due back
+ * to back (a park overshoots by tens of µs, so at high rates it sends small bursts; the intended times are unchanged,
+ * so the overshoot is inside the measured latency). {@code spin=true} restores spinning through the last 80 µs before
+ * each tick, which keeps one core busy from about 200k block events/s on: on a 2-core machine that starves the relay.
+ * Each result row reports the CPU used while sending, in cores: the publisher thread (the simulated worker: building
+ * and msgpack-encoding the events), the replica consumer thread, the rest of the JVM (the relay: event plane, engine,
+ * gRPC server and client), and the whole machine (other processes included).
  */
 public final class WanLatencyBenchmark {
   /** Stored events resident between a Stored and its Removed. */
@@ -88,9 +98,14 @@ public final class WanLatencyBenchmark {
   private volatile long deltas;
   private volatile long resnapshots;
   private volatile long @Nullable [] words;
+  /** Publisher pacing: true spins the last 80 µs before each tick (one core busy at high rates); false parks. */
+  private final boolean spin;
+  private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+  private volatile long consumerThreadId = -1;
 
-  private WanLatencyBenchmark(WanRelayFixture fixture) {
+  private WanLatencyBenchmark(WanRelayFixture fixture, boolean spin) {
     this.fixture = fixture;
+    this.spin = spin;
     this.addressing = CkfAddressing.of(fixture.pool.producer().ckfFormat());
   }
 
@@ -100,6 +115,7 @@ public final class WanLatencyBenchmark {
     double warmup = 2;
     int queue = RelayGrpcClient.DEFAULT_INBOUND_QUEUE_BOUND;
     long pubQueue = RelayConfigKey.PUBLICATION_QUEUE_CAPACITY.defaultValue();
+    boolean spin = false;
     for (String a : args) {
       String[] kv = a.split("=", 2);
       switch (kv[0]) {
@@ -108,13 +124,15 @@ public final class WanLatencyBenchmark {
         case "warmup" -> warmup = Double.parseDouble(kv[1]);
         case "queue" -> queue = Integer.parseInt(kv[1]);
         case "pubqueue" -> pubQueue = Long.parseLong(kv[1]);
+        case "spin" -> spin = Boolean.parseBoolean(kv[1]);
         default -> throw new IllegalArgumentException(
-            "unknown argument " + a + " (rates=, seconds=, warmup=, queue=, pubqueue=)");
+            "unknown argument " + a + " (rates=, seconds=, warmup=, queue=, pubqueue=, spin=)");
       }
     }
     try (WanRelayFixture f = new WanRelayFixture(EXPECTED_BLOCKS, queue, pubQueue)) {
-      System.out.println("# client inbound queue bound " + queue + ", engine publication_queue_capacity " + pubQueue);
-      new WanLatencyBenchmark(f).run(rates, seconds, warmup);
+      System.out.println("# client inbound queue bound " + queue + ", engine publication_queue_capacity " + pubQueue
+          + ", publisher pacing " + (spin ? "spin (last 80 us before each tick)" : "park (sends every due tick on wake)"));
+      new WanLatencyBenchmark(f, spin).run(rates, seconds, warmup);
     }
   }
 
@@ -125,7 +143,10 @@ public final class WanLatencyBenchmark {
         LAG * WanRelayFixture.BLOCKS, loadAverage());
     RelayStream<PoolFrame> stream = fixture.client.subscribePool(fixture.pool.poolId(), fixture.pool.producer(),
         "wan-latency-bench").get(30, TimeUnit.SECONDS);
-    Thread consumer = new Thread(() -> consume(stream, format), "wan-bench-replica");
+    Thread consumer = new Thread(() -> {
+      consumerThreadId = Thread.currentThread().getId();
+      consume(stream, format);
+    }, "wan-bench-replica");
     consumer.setDaemon(true);
     consumer.start();
     long installDeadline = System.nanoTime() + WAIT_NANOS;
@@ -150,14 +171,17 @@ public final class WanLatencyBenchmark {
         (System.nanoTime() - t) / 1e9);
     List<String> rows = new ArrayList<>();
     for (long rate : rates) {
-      phase(rate, warmup, false);
+      String result = phase(rate, warmup, false);
       if (failure == null) {
-        rows.add(phase(rate, seconds, true));
+        result = phase(rate, seconds, true);
+        if (failure == null) {
+          rows.add(result);
+        }
       }
       if (failure != null) {
         String d = drops();
-        rows.add(String.format(Locale.ROOT, "rate %,d: NOT SUSTAINABLE: %s%s; load %s", rate, failure,
-            d.isEmpty() ? "" : " [engine drops: " + d + "]", loadAverage()));
+        rows.add(String.format(Locale.ROOT, "rate %,d: NOT SUSTAINABLE: %s%s; %s; load %s", rate, failure,
+            d.isEmpty() ? "" : " [engine drops: " + d + "]", result, loadAverage()));
         break;
       }
     }
@@ -182,13 +206,17 @@ public final class WanLatencyBenchmark {
     long first = stored;
     long deltasBefore = deltas;
     String loadBefore = loadAverage();
+    CpuSample cpuBefore = cpu();
+    java.util.Map<Long, Long> threadsBefore = threadCpu();
     long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1);
     long maxSendLag = 0;
     for (long n = 0; n < ticks && failure == null; n++) {
       long at = t0 + (long) (n * interval);
       long now;
-      while ((now = System.nanoTime()) < at) {
-        if (at - now > 80_000) {
+      while ((now = System.nanoTime()) < at) { // ticks already due are sent back to back
+        if (!spin) {
+          LockSupport.parkNanos(at - now);
+        } else if (at - now > 80_000) {
           LockSupport.parkNanos(at - now - 60_000);
         } else {
           Thread.onSpinWait();
@@ -204,9 +232,16 @@ public final class WanLatencyBenchmark {
       }
     }
     long sent = System.nanoTime();
+    CpuSample cpuSent = cpu();
+    String perThread = threadCpuDelta(threadsBefore, threadCpu(), cpuSent.wall - cpuBefore.wall);
     long last = stored;
     awaitWatermark(last);
-    if (!record || failure != null) {
+    if (failure != null) {
+      return String.format(Locale.ROOT, "failed %s phase after %.2f s; max publisher send lag %s; CPU while sending "
+          + "(cores): %s [%s]", record ? "measured" : "warm-up", (sent - t0) / 1e9, ms(maxSendLag),
+          cpuSent.minus(cpuBefore), perThread);
+    }
+    if (!record) {
       return "";
     }
     long[] sample = new long[(int) (last - first)];
@@ -217,10 +252,10 @@ public final class WanLatencyBenchmark {
     double achieved = ticks * WanRelayFixture.BLOCKS / ((sent - t0) / 1e9);
     return String.format(Locale.ROOT,
         "rate %,d block ev/s (achieved %,.0f): n=%d stored events, p50 %s, p90 %s, p99 %s, p99.9 %s, max %s;"
-            + " max publisher send lag %s; deltas %d; load %s -> %s",
+            + " max publisher send lag %s; deltas %d; CPU while sending (cores): %s [%s]; load %s -> %s",
         rate, achieved, sample.length, ms(pct(sample, 0.50)), ms(pct(sample, 0.90)), ms(pct(sample, 0.99)),
-        ms(pct(sample, 0.999)), ms(sample[sample.length - 1]), ms(maxSendLag), deltas - deltasBefore, loadBefore,
-        loadAverage());
+        ms(pct(sample, 0.999)), ms(sample[sample.length - 1]), ms(maxSendLag), deltas - deltasBefore,
+        cpuSent.minus(cpuBefore), perThread, loadBefore, loadAverage());
   }
 
   /** Publishes the next Stored event with intended time {@code at}, after filling its ring slot. */
@@ -392,6 +427,72 @@ public final class WanLatencyBenchmark {
       }
     }
     return "OK (" + live + " live blocks, exactly that many fingerprints, every live block present)";
+  }
+
+  // ------------------------------------------------------------------ CPU accounting
+
+  /** Immutable: cumulative CPU nanoseconds at one instant (wall, publisher, consumer, this JVM, the whole machine). */
+  private record CpuSample(long wall, long publisher, long consumer, long process, long machineBusy) {
+    String minus(CpuSample b) {
+      double w = wall - b.wall;
+      return String.format(Locale.ROOT, "publisher %.2f, replica consumer %.2f, relay+rest of JVM %.2f, "
+          + "JVM %.2f, machine %.2f of %d", (publisher - b.publisher) / w, (consumer - b.consumer) / w,
+          (process - b.process - (publisher - b.publisher) - (consumer - b.consumer)) / w,
+          (process - b.process) / w, (machineBusy - b.machineBusy) / w, Runtime.getRuntime().availableProcessors());
+    }
+  }
+
+  /** Called on the publisher thread. */
+  private CpuSample cpu() {
+    long consumerCpu = consumerThreadId < 0 ? 0 : Math.max(0, threads.getThreadCpuTime(consumerThreadId));
+    long process = ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+        ? os.getProcessCpuTime() : 0;
+    return new CpuSample(System.nanoTime(), threads.getCurrentThreadCpuTime(), consumerCpu, process, machineBusy());
+  }
+
+  /** CPU nanoseconds of every live thread of this JVM, by thread id. */
+  private java.util.Map<Long, Long> threadCpu() {
+    java.util.Map<Long, Long> m = new java.util.HashMap<>();
+    for (long id : threads.getAllThreadIds()) {
+      long t = threads.getThreadCpuTime(id);
+      if (t >= 0) {
+        m.put(id, t);
+      }
+    }
+    return m;
+  }
+
+  /** CPU used between two {@link #threadCpu} samples, in cores, grouped by thread name (digits folded), largest first. */
+  private String threadCpuDelta(java.util.Map<Long, Long> before, java.util.Map<Long, Long> after, long wallNanos) {
+    java.util.Map<String, Long> byName = new java.util.TreeMap<>();
+    for (java.util.Map.Entry<Long, Long> e : after.entrySet()) {
+      java.lang.management.ThreadInfo info = threads.getThreadInfo(e.getKey());
+      String name = info == null ? "?" : info.getThreadName().replaceAll("[0-9]+", "N");
+      long used = e.getValue() - before.getOrDefault(e.getKey(), 0L);
+      byName.merge(name, used, Long::sum);
+    }
+    StringBuilder b = new StringBuilder();
+    byName.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue()))
+        .filter(x -> x.getValue() * 100 >= wallNanos) // at least 0.01 core
+        .forEach(x -> b.append(b.length() == 0 ? "" : ", ").append(x.getKey())
+            .append(String.format(Locale.ROOT, " %.2f", x.getValue() / (double) wallNanos)));
+    return b.toString();
+  }
+
+  /** Busy (non-idle, non-iowait) CPU time of the whole machine in ns, from /proc/stat; 0 if unreadable. */
+  private static long machineBusy() {
+    try {
+      String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+      long busy = 0;
+      for (int i = 1; i < f.length && i <= 8; i++) {
+        if (i != 4 && i != 5) {
+          busy += Long.parseLong(f[i]);
+        }
+      }
+      return busy * 10_000_000L; // USER_HZ = 100
+    } catch (Exception e) {
+      return 0;
+    }
   }
 
   // ------------------------------------------------------------------ formatting
