@@ -170,7 +170,13 @@ public final class WanLatencyBenchmark {
     System.out.printf(Locale.ROOT, "# prefilled %d blocks in %.2f s%n", LAG * WanRelayFixture.BLOCKS,
         (System.nanoTime() - t) / 1e9);
     List<String> rows = new ArrayList<>();
-    for (long rate : rates) {
+    if (failure != null) {
+      String d = drops();
+      rows.add(String.format(Locale.ROOT, "prefill at %,d block ev/s FAILED: %s%s; load %s", PREFILL_RATE, failure,
+          d.isEmpty() ? "" : " [engine drops: " + d + "]", loadAverage()));
+    }
+    for (int i = 0; i < rates.length && failure == null; i++) {
+      long rate = rates[i];
       String result = phase(rate, warmup, false);
       if (failure == null) {
         result = phase(rate, seconds, true);
