@@ -213,7 +213,7 @@ public final class WanLatencyBenchmark {
     long deltasBefore = deltas;
     String loadBefore = loadAverage();
     CpuSample cpuBefore = cpu();
-    java.util.Map<Long, Long> threadsBefore = threadCpu();
+    java.util.Map<String, long[]> threadsBefore = threadCpu();
     long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1);
     long maxSendLag = 0;
     for (long n = 0; n < ticks && failure == null; n++) {
@@ -242,6 +242,9 @@ public final class WanLatencyBenchmark {
     String perThread = threadCpuDelta(threadsBefore, threadCpu(), cpuSent.wall - cpuBefore.wall);
     long last = stored;
     awaitWatermark(last);
+    if (failure != null && sent <= t0) {
+      return "failed before the " + (record ? "measured" : "warm-up") + " phase sent anything";
+    }
     if (failure != null) {
       return String.format(Locale.ROOT, "failed %s phase after %.2f s; max publisher send lag %s; CPU while sending "
           + "(cores): %s [%s]", record ? "measured" : "warm-up", (sent - t0) / 1e9, ms(maxSendLag),
@@ -456,26 +459,40 @@ public final class WanLatencyBenchmark {
     return new CpuSample(System.nanoTime(), threads.getCurrentThreadCpuTime(), consumerCpu, process, machineBusy());
   }
 
-  /** CPU nanoseconds of every live thread of this JVM, by thread id. */
-  private java.util.Map<Long, Long> threadCpu() {
-    java.util.Map<Long, Long> m = new java.util.HashMap<>();
-    for (long id : threads.getAllThreadIds()) {
-      long t = threads.getThreadCpuTime(id);
-      if (t >= 0) {
-        m.put(id, t);
+  /**
+   * CPU nanoseconds of every thread of this process, by native thread id, with its native name (Linux
+   * {@code /proc/self/task}: Java threads under their first 15 characters, and the JVM's own GC, JIT and VM threads,
+   * which {@link ThreadMXBean} does not see); empty where {@code /proc} is unreadable.
+   */
+  private static java.util.Map<String, long[]> threadCpu() {
+    java.util.Map<String, long[]> m = new java.util.HashMap<>();
+    try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+      for (Path t : (Iterable<Path>) tasks::iterator) {
+        try {
+          String stat = Files.readString(t.resolve("stat"));
+          int open = stat.indexOf('(');
+          int close = stat.lastIndexOf(')');
+          String[] f = stat.substring(close + 2).split(" ");
+          long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime + stime
+          m.put(t.getFileName() + " " + stat.substring(open + 1, close), new long[] {ticks * 10_000_000L});
+        } catch (Exception e) {
+          // the thread ended
+        }
       }
+    } catch (Exception e) {
+      return m;
     }
     return m;
   }
 
   /** CPU used between two {@link #threadCpu} samples, in cores, grouped by thread name (digits folded), largest first. */
-  private String threadCpuDelta(java.util.Map<Long, Long> before, java.util.Map<Long, Long> after, long wallNanos) {
+  private static String threadCpuDelta(java.util.Map<String, long[]> before, java.util.Map<String, long[]> after,
+      long wallNanos) {
     java.util.Map<String, Long> byName = new java.util.TreeMap<>();
-    for (java.util.Map.Entry<Long, Long> e : after.entrySet()) {
-      java.lang.management.ThreadInfo info = threads.getThreadInfo(e.getKey());
-      String name = info == null ? "?" : info.getThreadName().replaceAll("[0-9]+", "N");
-      long used = e.getValue() - before.getOrDefault(e.getKey(), 0L);
-      byName.merge(name, used, Long::sum);
+    for (java.util.Map.Entry<String, long[]> e : after.entrySet()) {
+      String name = e.getKey().substring(e.getKey().indexOf(' ') + 1).replaceAll("[0-9]+", "N");
+      long[] b = before.get(e.getKey());
+      byName.merge(name, e.getValue()[0] - (b == null ? 0 : b[0]), Long::sum);
     }
     StringBuilder b = new StringBuilder();
     byName.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue()))
