@@ -58,6 +58,7 @@ import org.jspecify.annotations.Nullable;
  * java -cp benchmarks/target/benchmarks-all.jar dev.kvrelay.benchmarks.WanLatencyBenchmark \
  *     [rates=10000,100000,1000000] [seconds=5] [warmup=2] [queue=2 (the client's inbound queue bound)]
  *     [pubqueue=16 (the engine's publication_queue_capacity)] [spin=false]
+ *     [prefill=50000 (block events/s of the unmeasured prefill)]
  * }</pre>
  *
  * <p>Pacing: by default the publisher parks until the next tick is due and then sends every tick already due back
@@ -75,7 +76,7 @@ public final class WanLatencyBenchmark {
   static final int RING = 1 << 21;
   static final int MASK = RING - 1;
   private static final long EXPECTED_BLOCKS = 1L << 20;
-  /** Block events per second of the unmeasured prefill. */
+  /** Block events per second of the unmeasured prefill (default). */
   private static final long PREFILL_RATE = 50_000;
   private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(60);
   private static final long STATS_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
@@ -100,12 +101,14 @@ public final class WanLatencyBenchmark {
   private volatile long @Nullable [] words;
   /** Publisher pacing: true spins the last 80 µs before each tick (one core busy at high rates); false parks. */
   private final boolean spin;
+  private final long prefillRate;
   private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
   private volatile long consumerThreadId = -1;
 
-  private WanLatencyBenchmark(WanRelayFixture fixture, boolean spin) {
+  private WanLatencyBenchmark(WanRelayFixture fixture, boolean spin, long prefillRate) {
     this.fixture = fixture;
     this.spin = spin;
+    this.prefillRate = prefillRate;
     this.addressing = CkfAddressing.of(fixture.pool.producer().ckfFormat());
   }
 
@@ -116,6 +119,7 @@ public final class WanLatencyBenchmark {
     int queue = RelayGrpcClient.DEFAULT_INBOUND_QUEUE_BOUND;
     long pubQueue = RelayConfigKey.PUBLICATION_QUEUE_CAPACITY.defaultValue();
     boolean spin = false;
+    long prefill = PREFILL_RATE;
     for (String a : args) {
       String[] kv = a.split("=", 2);
       switch (kv[0]) {
@@ -125,14 +129,15 @@ public final class WanLatencyBenchmark {
         case "queue" -> queue = Integer.parseInt(kv[1]);
         case "pubqueue" -> pubQueue = Long.parseLong(kv[1]);
         case "spin" -> spin = Boolean.parseBoolean(kv[1]);
+        case "prefill" -> prefill = Long.parseLong(kv[1]);
         default -> throw new IllegalArgumentException(
-            "unknown argument " + a + " (rates=, seconds=, warmup=, queue=, pubqueue=, spin=)");
+            "unknown argument " + a + " (rates=, seconds=, warmup=, queue=, pubqueue=, spin=, prefill=)");
       }
     }
     try (WanRelayFixture f = new WanRelayFixture(EXPECTED_BLOCKS, queue, pubQueue)) {
       System.out.println("# client inbound queue bound " + queue + ", engine publication_queue_capacity " + pubQueue
           + ", publisher pacing " + (spin ? "spin (last 80 us before each tick)" : "park (sends every due tick on wake)"));
-      new WanLatencyBenchmark(f, spin).run(rates, seconds, warmup);
+      new WanLatencyBenchmark(f, spin, prefill).run(rates, seconds, warmup);
     }
   }
 
@@ -158,7 +163,7 @@ public final class WanLatencyBenchmark {
     }
     // Prefill: LAG stored events, paced at PREFILL_RATE block events/s (not measured); the replica catches up.
     long t = System.nanoTime();
-    double prefillInterval = WanRelayFixture.BLOCKS * 1e9 / PREFILL_RATE;
+    double prefillInterval = WanRelayFixture.BLOCKS * 1e9 / prefillRate;
     for (int i = 0; i < LAG && failure == null; i++) {
       long at = t + (long) (i * prefillInterval);
       while (System.nanoTime() < at) {
@@ -172,7 +177,7 @@ public final class WanLatencyBenchmark {
     List<String> rows = new ArrayList<>();
     if (failure != null) {
       String d = drops();
-      rows.add(String.format(Locale.ROOT, "prefill at %,d block ev/s FAILED: %s%s; load %s", PREFILL_RATE, failure,
+      rows.add(String.format(Locale.ROOT, "prefill at %,d block ev/s FAILED: %s%s; load %s", prefillRate, failure,
           d.isEmpty() ? "" : " [engine drops: " + d + "]", loadAverage()));
     }
     for (int i = 0; i < rates.length && failure == null; i++) {
@@ -444,6 +449,7 @@ public final class WanLatencyBenchmark {
   private record CpuSample(long wall, long publisher, long consumer, long process, long machineBusy) {
     String minus(CpuSample b) {
       double w = wall - b.wall;
+      long consumer = this.consumer < 0 || b.consumer < 0 ? b.consumer : this.consumer; // an ended thread: 0
       return String.format(Locale.ROOT, "publisher %.2f, replica consumer %.2f, relay+rest of JVM %.2f, "
           + "JVM %.2f, machine %.2f of %d", (publisher - b.publisher) / w, (consumer - b.consumer) / w,
           (process - b.process - (publisher - b.publisher) - (consumer - b.consumer)) / w,
@@ -453,7 +459,7 @@ public final class WanLatencyBenchmark {
 
   /** Called on the publisher thread. */
   private CpuSample cpu() {
-    long consumerCpu = consumerThreadId < 0 ? 0 : Math.max(0, threads.getThreadCpuTime(consumerThreadId));
+    long consumerCpu = consumerThreadId < 0 ? -1 : threads.getThreadCpuTime(consumerThreadId); // -1: ended
     long process = ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
         ? os.getProcessCpuTime() : 0;
     return new CpuSample(System.nanoTime(), threads.getCurrentThreadCpuTime(), consumerCpu, process, machineBusy());
