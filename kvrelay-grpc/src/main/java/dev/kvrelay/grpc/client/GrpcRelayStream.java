@@ -26,9 +26,10 @@ import org.jspecify.annotations.Nullable;
  * not poll stops the server at its {@code isReady} (wan-grpc.md §2.3 backpressure). The call runs its listener
  * directly on the transport thread (a direct call executor): each message is parsed and decoded there, queued, and
  * the consumer woken, with no hand-off to a second executor thread per message (on a 2-core host that hop was one
- * extra wake-up per frame on the WAN path). Decoding is bounded work (a copy of the payload) and
- * {@link RelayStream#onAvailable} callbacks must return quickly, so the transport thread is not held; a decoder refusal cancels the call and ends the stream with the decoder's error after the
- * messages queued before it. The call's close status and trailers become a {@link RelayException} via
+ * extra wake-up per frame on the WAN path). Decoding is bounded work (one copy of the payload: at most ≈ 4 MiB for a
+ * full snapshot chunk, under a millisecond) and {@link RelayStream#onAvailable} callbacks must return quickly, so
+ * the transport thread is not held. A decoder refusal cancels the call and ends the stream with the decoder's
+ * error after the messages queued before it. The call's close status and trailers become a {@link RelayException} via
  * {@link RelayStatus#fromStatus}; status OK is a clean end.
  *
  * @param <P> the protobuf message
