@@ -13,6 +13,8 @@ import dev.kvrelay.engine.RelayConfigKey;
 import dev.kvrelay.engine.stream.RelayStream;
 import dev.kvrelay.engine.view.PoolFrame;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -55,8 +57,17 @@ import org.jspecify.annotations.Nullable;
  * <pre>{@code
  * java -cp benchmarks/target/benchmarks-all.jar dev.kvrelay.benchmarks.WanLatencyBenchmark \
  *     [rates=10000,100000,1000000] [seconds=5] [warmup=2] [queue=2 (the client's inbound queue bound)]
- *     [pubqueue=16 (the engine's publication_queue_capacity)]
+ *     [pubqueue=16 (the engine's publication_queue_capacity)] [spin=false]
+ *     [prefill=50000 (block events/s of the unmeasured prefill)]
  * }</pre>
+ *
+ * <p>Pacing: by default the publisher parks until the next tick is due and then sends every tick already due back
+ * to back (a park overshoots by tens of µs, so at high rates it sends small bursts; the intended times are unchanged,
+ * so the overshoot is inside the measured latency). {@code spin=true} restores spinning through the last 80 µs before
+ * each tick, which keeps one core busy from about 200k block events/s on: on a 2-core machine that starves the relay.
+ * Each result row reports the CPU used while sending, in cores: the publisher thread (the simulated worker: building
+ * and msgpack-encoding the events), the replica consumer thread, the rest of the JVM (the relay: event plane, engine,
+ * gRPC server and client), and the whole machine (other processes included).
  */
 public final class WanLatencyBenchmark {
   /** Stored events resident between a Stored and its Removed. */
@@ -65,7 +76,7 @@ public final class WanLatencyBenchmark {
   static final int RING = 1 << 21;
   static final int MASK = RING - 1;
   private static final long EXPECTED_BLOCKS = 1L << 20;
-  /** Block events per second of the unmeasured prefill. */
+  /** Block events per second of the unmeasured prefill (default). */
   private static final long PREFILL_RATE = 50_000;
   private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(60);
   private static final long STATS_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
@@ -88,9 +99,16 @@ public final class WanLatencyBenchmark {
   private volatile long deltas;
   private volatile long resnapshots;
   private volatile long @Nullable [] words;
+  /** Publisher pacing: true spins the last 80 µs before each tick (one core busy at high rates); false parks. */
+  private final boolean spin;
+  private final long prefillRate;
+  private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+  private volatile long consumerThreadId = -1;
 
-  private WanLatencyBenchmark(WanRelayFixture fixture) {
+  private WanLatencyBenchmark(WanRelayFixture fixture, boolean spin, long prefillRate) {
     this.fixture = fixture;
+    this.spin = spin;
+    this.prefillRate = prefillRate;
     this.addressing = CkfAddressing.of(fixture.pool.producer().ckfFormat());
   }
 
@@ -100,6 +118,8 @@ public final class WanLatencyBenchmark {
     double warmup = 2;
     int queue = RelayGrpcClient.DEFAULT_INBOUND_QUEUE_BOUND;
     long pubQueue = RelayConfigKey.PUBLICATION_QUEUE_CAPACITY.defaultValue();
+    boolean spin = false;
+    long prefill = PREFILL_RATE;
     for (String a : args) {
       String[] kv = a.split("=", 2);
       switch (kv[0]) {
@@ -108,13 +128,16 @@ public final class WanLatencyBenchmark {
         case "warmup" -> warmup = Double.parseDouble(kv[1]);
         case "queue" -> queue = Integer.parseInt(kv[1]);
         case "pubqueue" -> pubQueue = Long.parseLong(kv[1]);
+        case "spin" -> spin = Boolean.parseBoolean(kv[1]);
+        case "prefill" -> prefill = Long.parseLong(kv[1]);
         default -> throw new IllegalArgumentException(
-            "unknown argument " + a + " (rates=, seconds=, warmup=, queue=, pubqueue=)");
+            "unknown argument " + a + " (rates=, seconds=, warmup=, queue=, pubqueue=, spin=, prefill=)");
       }
     }
     try (WanRelayFixture f = new WanRelayFixture(EXPECTED_BLOCKS, queue, pubQueue)) {
-      System.out.println("# client inbound queue bound " + queue + ", engine publication_queue_capacity " + pubQueue);
-      new WanLatencyBenchmark(f).run(rates, seconds, warmup);
+      System.out.println("# client inbound queue bound " + queue + ", engine publication_queue_capacity " + pubQueue
+          + ", publisher pacing " + (spin ? "spin (last 80 us before each tick)" : "park (sends every due tick on wake)"));
+      new WanLatencyBenchmark(f, spin, prefill).run(rates, seconds, warmup);
     }
   }
 
@@ -125,7 +148,10 @@ public final class WanLatencyBenchmark {
         LAG * WanRelayFixture.BLOCKS, loadAverage());
     RelayStream<PoolFrame> stream = fixture.client.subscribePool(fixture.pool.poolId(), fixture.pool.producer(),
         "wan-latency-bench").get(30, TimeUnit.SECONDS);
-    Thread consumer = new Thread(() -> consume(stream, format), "wan-bench-replica");
+    Thread consumer = new Thread(() -> {
+      consumerThreadId = Thread.currentThread().getId();
+      consume(stream, format);
+    }, "wan-bench-replica");
     consumer.setDaemon(true);
     consumer.start();
     long installDeadline = System.nanoTime() + WAIT_NANOS;
@@ -137,7 +163,7 @@ public final class WanLatencyBenchmark {
     }
     // Prefill: LAG stored events, paced at PREFILL_RATE block events/s (not measured); the replica catches up.
     long t = System.nanoTime();
-    double prefillInterval = WanRelayFixture.BLOCKS * 1e9 / PREFILL_RATE;
+    double prefillInterval = WanRelayFixture.BLOCKS * 1e9 / prefillRate;
     for (int i = 0; i < LAG && failure == null; i++) {
       long at = t + (long) (i * prefillInterval);
       while (System.nanoTime() < at) {
@@ -149,15 +175,24 @@ public final class WanLatencyBenchmark {
     System.out.printf(Locale.ROOT, "# prefilled %d blocks in %.2f s%n", LAG * WanRelayFixture.BLOCKS,
         (System.nanoTime() - t) / 1e9);
     List<String> rows = new ArrayList<>();
-    for (long rate : rates) {
-      phase(rate, warmup, false);
+    if (failure != null) {
+      String d = drops();
+      rows.add(String.format(Locale.ROOT, "prefill at %,d block ev/s FAILED: %s%s; load %s", prefillRate, failure,
+          d.isEmpty() ? "" : " [engine drops: " + d + "]", loadAverage()));
+    }
+    for (int i = 0; i < rates.length && failure == null; i++) {
+      long rate = rates[i];
+      String result = phase(rate, warmup, false);
       if (failure == null) {
-        rows.add(phase(rate, seconds, true));
+        result = phase(rate, seconds, true);
+        if (failure == null) {
+          rows.add(result);
+        }
       }
       if (failure != null) {
         String d = drops();
-        rows.add(String.format(Locale.ROOT, "rate %,d: NOT SUSTAINABLE: %s%s; load %s", rate, failure,
-            d.isEmpty() ? "" : " [engine drops: " + d + "]", loadAverage()));
+        rows.add(String.format(Locale.ROOT, "rate %,d: NOT SUSTAINABLE: %s%s; %s; load %s", rate, failure,
+            d.isEmpty() ? "" : " [engine drops: " + d + "]", result, loadAverage()));
         break;
       }
     }
@@ -182,13 +217,17 @@ public final class WanLatencyBenchmark {
     long first = stored;
     long deltasBefore = deltas;
     String loadBefore = loadAverage();
+    CpuSample cpuBefore = cpu();
+    java.util.Map<String, long[]> threadsBefore = threadCpu();
     long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1);
     long maxSendLag = 0;
     for (long n = 0; n < ticks && failure == null; n++) {
       long at = t0 + (long) (n * interval);
       long now;
-      while ((now = System.nanoTime()) < at) {
-        if (at - now > 80_000) {
+      while ((now = System.nanoTime()) < at) { // ticks already due are sent back to back
+        if (!spin) {
+          LockSupport.parkNanos(at - now);
+        } else if (at - now > 80_000) {
           LockSupport.parkNanos(at - now - 60_000);
         } else {
           Thread.onSpinWait();
@@ -204,9 +243,19 @@ public final class WanLatencyBenchmark {
       }
     }
     long sent = System.nanoTime();
+    CpuSample cpuSent = cpu();
+    String perThread = threadCpuDelta(threadsBefore, threadCpu(), cpuSent.wall - cpuBefore.wall);
     long last = stored;
     awaitWatermark(last);
-    if (!record || failure != null) {
+    if (failure != null && sent <= t0) {
+      return "failed before the " + (record ? "measured" : "warm-up") + " phase sent anything";
+    }
+    if (failure != null) {
+      return String.format(Locale.ROOT, "failed %s phase after %.2f s; max publisher send lag %s; CPU while sending "
+          + "(cores): %s [%s]", record ? "measured" : "warm-up", (sent - t0) / 1e9, ms(maxSendLag),
+          cpuSent.minus(cpuBefore), perThread);
+    }
+    if (!record) {
       return "";
     }
     long[] sample = new long[(int) (last - first)];
@@ -217,10 +266,10 @@ public final class WanLatencyBenchmark {
     double achieved = ticks * WanRelayFixture.BLOCKS / ((sent - t0) / 1e9);
     return String.format(Locale.ROOT,
         "rate %,d block ev/s (achieved %,.0f): n=%d stored events, p50 %s, p90 %s, p99 %s, p99.9 %s, max %s;"
-            + " max publisher send lag %s; deltas %d; load %s -> %s",
+            + " max publisher send lag %s; deltas %d; CPU while sending (cores): %s [%s]; load %s -> %s",
         rate, achieved, sample.length, ms(pct(sample, 0.50)), ms(pct(sample, 0.90)), ms(pct(sample, 0.99)),
-        ms(pct(sample, 0.999)), ms(sample[sample.length - 1]), ms(maxSendLag), deltas - deltasBefore, loadBefore,
-        loadAverage());
+        ms(pct(sample, 0.999)), ms(sample[sample.length - 1]), ms(maxSendLag), deltas - deltasBefore,
+        cpuSent.minus(cpuBefore), perThread, loadBefore, loadAverage());
   }
 
   /** Publishes the next Stored event with intended time {@code at}, after filling its ring slot. */
@@ -392,6 +441,87 @@ public final class WanLatencyBenchmark {
       }
     }
     return "OK (" + live + " live blocks, exactly that many fingerprints, every live block present)";
+  }
+
+  // ------------------------------------------------------------------ CPU accounting
+
+  /** Immutable: cumulative CPU nanoseconds at one instant (wall, publisher, consumer, this JVM, the whole machine). */
+  private record CpuSample(long wall, long publisher, long consumer, long process, long machineBusy) {
+    String minus(CpuSample b) {
+      double w = wall - b.wall;
+      long consumer = this.consumer < 0 || b.consumer < 0 ? b.consumer : this.consumer; // an ended thread: 0
+      return String.format(Locale.ROOT, "publisher %.2f, replica consumer %.2f, relay+rest of JVM %.2f, "
+          + "JVM %.2f, machine %.2f of %d", (publisher - b.publisher) / w, (consumer - b.consumer) / w,
+          (process - b.process - (publisher - b.publisher) - (consumer - b.consumer)) / w,
+          (process - b.process) / w, (machineBusy - b.machineBusy) / w, Runtime.getRuntime().availableProcessors());
+    }
+  }
+
+  /** Called on the publisher thread. */
+  private CpuSample cpu() {
+    long consumerCpu = consumerThreadId < 0 ? -1 : threads.getThreadCpuTime(consumerThreadId); // -1: ended
+    long process = ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+        ? os.getProcessCpuTime() : 0;
+    return new CpuSample(System.nanoTime(), threads.getCurrentThreadCpuTime(), consumerCpu, process, machineBusy());
+  }
+
+  /**
+   * CPU nanoseconds of every thread of this process, by native thread id, with its native name (Linux
+   * {@code /proc/self/task}: Java threads under their first 15 characters, and the JVM's own GC, JIT and VM threads,
+   * which {@link ThreadMXBean} does not see); empty where {@code /proc} is unreadable.
+   */
+  private static java.util.Map<String, long[]> threadCpu() {
+    java.util.Map<String, long[]> m = new java.util.HashMap<>();
+    try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+      for (Path t : (Iterable<Path>) tasks::iterator) {
+        try {
+          String stat = Files.readString(t.resolve("stat"));
+          int open = stat.indexOf('(');
+          int close = stat.lastIndexOf(')');
+          String[] f = stat.substring(close + 2).split(" ");
+          long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime + stime
+          m.put(t.getFileName() + " " + stat.substring(open + 1, close), new long[] {ticks * 10_000_000L});
+        } catch (Exception e) {
+          // the thread ended
+        }
+      }
+    } catch (Exception e) {
+      return m;
+    }
+    return m;
+  }
+
+  /** CPU used between two {@link #threadCpu} samples, in cores, grouped by thread name (digits folded), largest first. */
+  private static String threadCpuDelta(java.util.Map<String, long[]> before, java.util.Map<String, long[]> after,
+      long wallNanos) {
+    java.util.Map<String, Long> byName = new java.util.TreeMap<>();
+    for (java.util.Map.Entry<String, long[]> e : after.entrySet()) {
+      String name = e.getKey().substring(e.getKey().indexOf(' ') + 1).replaceAll("[0-9]+", "N");
+      long[] b = before.get(e.getKey());
+      byName.merge(name, e.getValue()[0] - (b == null ? 0 : b[0]), Long::sum);
+    }
+    StringBuilder b = new StringBuilder();
+    byName.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue()))
+        .filter(x -> x.getValue() * 100 >= wallNanos) // at least 0.01 core
+        .forEach(x -> b.append(b.length() == 0 ? "" : ", ").append(x.getKey())
+            .append(String.format(Locale.ROOT, " %.2f", x.getValue() / (double) wallNanos)));
+    return b.toString();
+  }
+
+  /** Busy (non-idle, non-iowait) CPU time of the whole machine in ns, from /proc/stat; 0 if unreadable. */
+  private static long machineBusy() {
+    try {
+      String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+      long busy = 0;
+      for (int i = 1; i < f.length && i <= 8; i++) {
+        if (i != 4 && i != 5) {
+          busy += Long.parseLong(f[i]);
+        }
+      }
+      return busy * 10_000_000L; // USER_HZ = 100
+    } catch (Exception e) {
+      return 0;
+    }
   }
 
   // ------------------------------------------------------------------ formatting
