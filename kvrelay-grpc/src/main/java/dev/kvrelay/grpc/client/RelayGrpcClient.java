@@ -80,7 +80,7 @@ public final class RelayGrpcClient implements RelaySource, AutoCloseable {
           .usePlaintext()
           .maxInboundMessageSize(maxInbound)
           .compressorRegistry(ZstdCodec.compressors())
-          .decompressorRegistry(ZstdCodec.decompressors()) // advertises zstd: a relay may compress its responses
+          .decompressorRegistry(ZstdCodec.decompressors(b.acceptZstd))
           .build();
       this.ownsChannel = true;
     }
@@ -245,8 +245,24 @@ public final class RelayGrpcClient implements RelaySource, AutoCloseable {
     private @Nullable Integer maxInbound;
     private @Nullable Integer queueBound;
     private @Nullable Duration infoDeadline;
+    private boolean acceptZstd;
+    private boolean acceptZstdSet;
 
     private Builder() {}
+
+    /**
+     * Whether to advertise zstd in {@code grpc-accept-encoding}, so that the relay compresses its responses
+     * (wan-grpc.md §6.1; applies to a {@link #target} channel, a caller's {@link #channel} keeps its own registries).
+     * Default false, as upstream's consumer: on loopback and fast links compressing a 4 MiB snapshot chunk costs more
+     * than the bytes it saves (snapshot streaming of B = 2^19 drops from ≈ 580 to ≈ 220 MB/s), while on a slow WAN
+     * link the sparse snapshot of a lightly filled CKF shrinks several-fold.
+     */
+    public Builder acceptZstd(boolean value) {
+      once(!acceptZstdSet, "acceptZstd");
+      acceptZstdSet = true;
+      this.acceptZstd = value;
+      return this;
+    }
 
     /** The relay's {@code host:port} (plaintext h2c); exclusive with {@link #channel}. */
     public Builder target(String target) {

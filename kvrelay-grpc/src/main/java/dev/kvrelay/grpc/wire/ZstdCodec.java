@@ -30,7 +30,8 @@ public final class ZstdCodec implements Codec {
 
   private static final ZstdCodec INSTANCE = new ZstdCodec();
   private static final CompressorRegistry COMPRESSORS = compressorRegistry();
-  private static final DecompressorRegistry DECOMPRESSORS = decompressorRegistry();
+  private static final DecompressorRegistry DECOMPRESSORS = decompressorRegistry(true);
+  private static final DecompressorRegistry QUIET_DECOMPRESSORS = decompressorRegistry(false);
 
   private ZstdCodec() {}
 
@@ -47,6 +48,14 @@ public final class ZstdCodec implements Codec {
   /** gRPC's default decompressors plus zstd (advertised in {@code grpc-accept-encoding}) when {@link #AVAILABLE}. */
   public static DecompressorRegistry decompressors() {
     return DECOMPRESSORS;
+  }
+
+  /**
+   * gRPC's default decompressors plus zstd when {@link #AVAILABLE}, advertised in {@code grpc-accept-encoding} only
+   * when {@code advertise} (a peer may still send zstd unasked; it is then decoded).
+   */
+  public static DecompressorRegistry decompressors(boolean advertise) {
+    return advertise ? DECOMPRESSORS : QUIET_DECOMPRESSORS;
   }
 
   @Override
@@ -90,8 +99,8 @@ public final class ZstdCodec implements Codec {
     return r;
   }
 
-  private static DecompressorRegistry decompressorRegistry() {
+  private static DecompressorRegistry decompressorRegistry(boolean advertise) {
     DecompressorRegistry r = DecompressorRegistry.getDefaultInstance();
-    return AVAILABLE ? r.with(INSTANCE, true) : r;
+    return AVAILABLE ? r.with(INSTANCE, advertise) : r;
   }
 }

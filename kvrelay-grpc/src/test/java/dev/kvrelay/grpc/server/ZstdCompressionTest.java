@@ -196,6 +196,47 @@ class ZstdCompressionTest {
     }
   }
 
+  /**
+   * Decision (pinned): {@code RelayGrpcClient} advertises zstd only when built with {@code acceptZstd(true)}, as
+   * upstream's consumer uses zstd only when configured; either way the client reads zstd responses.
+   */
+  @Test
+  void decisionRelayGrpcClientAdvertisesZstdOnlyWhenAskedAndReadsZstdResponses() throws Exception {
+    for (boolean accept : new boolean[] {false, true}) {
+      List<String> seen = new CopyOnWriteArrayList<>();
+      dev.kvrelay.grpc.client.ScriptedRelay relay = new dev.kvrelay.grpc.client.ScriptedRelay();
+      dev.kvrelay.api.RelayIdentity identity = new dev.kvrelay.api.RelayIdentity(7, 9);
+      relay.info = (q, out) -> {
+        out.onNext(WireCodec.relayInfo(identity));
+        out.onCompleted();
+      };
+      io.grpc.ServerInterceptor recordAndCompress = new io.grpc.ServerInterceptor() {
+        @Override
+        public <Q, R> io.grpc.ServerCall.Listener<Q> interceptCall(io.grpc.ServerCall<Q, R> call, Metadata headers,
+            io.grpc.ServerCallHandler<Q, R> next) {
+          String accepted = headers.get(Metadata.Key.of("grpc-accept-encoding", Metadata.ASCII_STRING_MARSHALLER));
+          seen.add(String.valueOf(accepted));
+          call.setCompression(ZstdCodec.ENCODING); // sent even unasked: the client must still read it
+          return next.startCall(call, headers);
+        }
+      };
+      io.grpc.Server server = io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder
+          .forAddress(new java.net.InetSocketAddress("127.0.0.1", 0))
+          .addService(io.grpc.ServerInterceptors.intercept(relay, recordAndCompress))
+          .compressorRegistry(ZstdCodec.compressors()).decompressorRegistry(ZstdCodec.decompressors())
+          .build().start();
+      try (dev.kvrelay.grpc.client.RelayGrpcClient client = dev.kvrelay.grpc.client.RelayGrpcClient.builder()
+          .target("127.0.0.1:" + server.getPort()).acceptZstd(accept).build()) {
+        assertThat(client.getRelayInfo()).isEqualTo(identity);
+      } finally {
+        server.shutdownNow();
+      }
+      assertThat(seen).hasSize(1);
+      assertThat(RelayGrpcServer.ZstdResponses.accepts(seen.get(0))).as("accept-encoding %s", seen.get(0))
+          .isEqualTo(accept);
+    }
+  }
+
   @Test
   void acceptEncodingListsAreParsedByToken() {
     assertThat(RelayGrpcServer.ZstdResponses.accepts("gzip, zstd")).isTrue();
