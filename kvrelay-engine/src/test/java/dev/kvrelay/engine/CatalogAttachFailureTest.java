@@ -3,21 +3,14 @@ package dev.kvrelay.engine;
 import static dev.kvrelay.engine.RelayHarness.card;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kvrelay.api.EventScope;
 import dev.kvrelay.engine.catalog.CatalogSnapshot;
 import dev.kvrelay.engine.stream.RelayStream;
 import dev.kvrelay.engine.view.CatalogUpdate;
 import dev.kvrelay.spi.discovery.InMemoryDiscovery;
-import dev.kvrelay.spi.eventplane.EventListener;
-import dev.kvrelay.spi.eventplane.EventPlane;
-import dev.kvrelay.spi.eventplane.EventPlaneException;
-import dev.kvrelay.spi.eventplane.EventSubscription;
-import dev.kvrelay.spi.eventplane.InMemoryEventPlane;
 import dev.kvrelay.spi.eventplane.InMemoryRequestPlane;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,30 +21,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(30)
 class CatalogAttachFailureTest {
-
-  /** Thread-safe: refuses every subscription while {@link #refusing} is set, then delegates. */
-  static final class SwitchablePlane implements EventPlane {
-    final InMemoryEventPlane delegate = InMemoryEventPlane.create();
-    final AtomicBoolean refusing = new AtomicBoolean(true);
-
-    @Override
-    public EventSubscription subscribe(EventScope scope, String topic, EventListener listener) throws EventPlaneException {
-      if (refusing.get()) {
-        throw new EventPlaneException(EventPlaneException.Kind.TRANSPORT_FAILURE, "transport not ready");
-      }
-      return delegate.subscribe(scope, topic, listener);
-    }
-
-    @Override
-    public boolean connectsToChannels() {
-      return false;
-    }
-
-    @Override
-    public void close() {
-      delegate.close();
-    }
-  }
 
   private static List<CatalogUpdate> drain(RelayStream<CatalogUpdate> s) throws Exception {
     List<CatalogUpdate> out = new ArrayList<>();
@@ -65,7 +34,7 @@ class CatalogAttachFailureTest {
   @Test
   void c43_aFailedPoolStartLeavesTheCatalogEmptyAtRevision0UntilAStartSucceeds() throws Exception {
     InMemoryDiscovery discovery = new InMemoryDiscovery();
-    SwitchablePlane plane = new SwitchablePlane();
+    PoolStartRetryTest.RefusingPlane plane = new PoolStartRetryTest.RefusingPlane(Integer.MAX_VALUE);
     InMemoryRequestPlane requests = new InMemoryRequestPlane();
     try (RelayEngine engine = RelayEngine.builder().config(RelayHarness.defaultConfig("dc-a")).discovery(discovery)
         .eventPlane(plane).requestPlane(requests).poolThreads(1).build()) {
@@ -92,7 +61,7 @@ class CatalogAttachFailureTest {
             assertThat(u.pools()).isEmpty();
           });
 
-      plane.refusing.set(false);
+      plane.refusals.set(0);
       deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
       while (engine.catalog().pools().isEmpty()) {
         assertThat(System.nanoTime()).as("the retried start succeeded in time").isLessThan(deadline);

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class PoolStartRetryTest {
 
-  /** Thread-safe: refuses the first {@code refusals} subscriptions, then delegates. */
+  /** Thread-safe: refuses the next {@code refusals} subscriptions, then delegates (set it to 0 to stop refusing). */
   static final class RefusingPlane implements EventPlane {
     final InMemoryEventPlane delegate = InMemoryEventPlane.create();
     final AtomicInteger refusals;

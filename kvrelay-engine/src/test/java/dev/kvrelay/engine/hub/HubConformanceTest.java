@@ -1,5 +1,9 @@
 package dev.kvrelay.engine.hub;
 
+import static dev.kvrelay.engine.hub.HubFixture.drain;
+import static dev.kvrelay.engine.hub.HubFixture.open;
+import static dev.kvrelay.engine.hub.HubFixture.pollError;
+import static dev.kvrelay.engine.hub.HubFixture.refusal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.api.CkfFormat;
@@ -24,43 +28,6 @@ import org.junit.jupiter.api.Test;
  */
 class HubConformanceTest {
   private static final long WAIT_MS = 10_000;
-
-  private static RelayStream<PoolFrame> open(HubFixture fx, HubFixture.Pool p, String id) throws Exception {
-    CompletableFuture<RelayStream<PoolFrame>> f = fx.registry.subscribe(p.identity.poolId(), p.identity, id);
-    assertThat(f).isDone();
-    return f.get();
-  }
-
-  private static RelayErrorReason refusal(CompletableFuture<RelayStream<PoolFrame>> f) {
-    assertThat(f).as("refused at once").isDone();
-    try {
-      f.get();
-      throw new AssertionError("not refused");
-    } catch (ExecutionException e) {
-      return ((RelayException) e.getCause()).reason();
-    } catch (InterruptedException e) {
-      throw new AssertionError(e);
-    }
-  }
-
-  private static RelayErrorReason pollError(RelayStream<PoolFrame> s) {
-    try {
-      PoolFrame f = s.poll();
-      throw new AssertionError("expected a termination, got " + f);
-    } catch (RelayException e) {
-      return e.reason();
-    }
-  }
-
-  private static int drain(RelayStream<PoolFrame> s, WireReplica r) throws Exception {
-    int n = 0;
-    PoolFrame f;
-    while ((f = s.poll()) != null) {
-      r.apply(f);
-      n++;
-    }
-    return n;
-  }
 
   private static HubSettings settings(int capacity, int perPool, int maxHubs, int encoders) {
     return new HubSettings(capacity, 16_777_216L, 10_000, 60_000, perPool, maxHubs, encoders);

@@ -19,6 +19,11 @@ import dev.kvrelay.ckf.producer.CkfProducerConfig;
 import dev.kvrelay.ckf.producer.CkfPublication;
 import dev.kvrelay.ckf.producer.CkfSnapshot;
 import dev.kvrelay.ckf.producer.StoredBatch;
+import dev.kvrelay.api.RelayException;
+import dev.kvrelay.engine.WireReplica;
+import dev.kvrelay.engine.stream.RelayStream;
+import dev.kvrelay.engine.view.PoolFrame;
+import java.util.concurrent.ExecutionException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -26,6 +31,50 @@ import java.util.concurrent.CompletableFuture;
 
 /** Not thread-safe: registry + pools driven by real {@link CkfProducer}s on the test thread. */
 final class HubFixture {
+
+  // ------------------------------------------------------------------ stream helpers shared by the hub tests
+
+  /** Subscribes {@code id} to {@code p}; the hub answers at once. */
+  static RelayStream<PoolFrame> open(HubFixture fx, HubFixture.Pool p, String id) throws Exception {
+    CompletableFuture<RelayStream<PoolFrame>> f = fx.registry.subscribe(p.identity.poolId(), p.identity, id);
+    assertThat(f).isDone();
+    return f.get();
+  }
+
+  /** The reason of a subscription refused at once. */
+  static RelayErrorReason refusal(CompletableFuture<RelayStream<PoolFrame>> f) {
+    assertThat(f).isCompletedExceptionally();
+    try {
+      f.get();
+      throw new AssertionError("not refused");
+    } catch (ExecutionException e) {
+      return ((RelayException) e.getCause()).reason();
+    } catch (InterruptedException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** The reason the stream's next poll ends with. */
+  static RelayErrorReason pollError(RelayStream<PoolFrame> s) {
+    try {
+      PoolFrame f = s.poll();
+      throw new AssertionError("expected a termination, got " + f);
+    } catch (RelayException e) {
+      return e.reason();
+    }
+  }
+
+  /** Polls everything available now into the replica; returns how many frames. */
+  static int drain(RelayStream<PoolFrame> s, WireReplica r) throws Exception {
+    int n = 0;
+    PoolFrame f;
+    while ((f = s.poll()) != null) {
+      r.apply(f);
+      n++;
+    }
+    return n;
+  }
+
   static final RelayIdentity RELAY = new RelayIdentity(0x1111L, 0x2222L);
   static final CkfFormat FORMAT = CkfFormat.of(0x5EEDL, 256);
 

@@ -2,6 +2,10 @@ package dev.kvrelay.engine.hub;
 
 import dev.kvrelay.engine.WireReplica;
 import dev.kvrelay.engine.actor.ManualScheduler;
+import static dev.kvrelay.engine.hub.HubFixture.drain;
+import static dev.kvrelay.engine.hub.HubFixture.open;
+import static dev.kvrelay.engine.hub.HubFixture.pollError;
+import static dev.kvrelay.engine.hub.HubFixture.refusal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -24,44 +28,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class HubTest {
-
-  private static RelayStream<PoolFrame> open(HubFixture fx, HubFixture.Pool p, String id) throws Exception {
-    CompletableFuture<RelayStream<PoolFrame>> f = fx.registry.subscribe(p.identity.poolId(), p.identity, id);
-    assertThat(f).isDone();
-    return f.get();
-  }
-
-  private static RelayErrorReason refusal(CompletableFuture<RelayStream<PoolFrame>> f) {
-    assertThat(f).isCompletedExceptionally();
-    try {
-      f.get();
-      throw new AssertionError("not refused");
-    } catch (ExecutionException e) {
-      return ((RelayException) e.getCause()).reason();
-    } catch (InterruptedException e) {
-      throw new AssertionError(e);
-    }
-  }
-
-  private static RelayErrorReason pollError(RelayStream<PoolFrame> s) {
-    try {
-      PoolFrame f = s.poll();
-      throw new AssertionError("expected a termination, got " + f);
-    } catch (RelayException e) {
-      return e.reason();
-    }
-  }
-
-  /** Polls everything available now into the replica. */
-  private static int drain(RelayStream<PoolFrame> s, WireReplica r) throws Exception {
-    int n = 0;
-    PoolFrame f;
-    while ((f = s.poll()) != null) {
-      r.apply(f);
-      n++;
-    }
-    return n;
-  }
 
   @Test
   void settingsFromConfigTakeTheSpecDefaults() throws Exception {
