@@ -274,7 +274,7 @@ class Relay:
     # ------------------------------------------------------------------ request checks
 
     def _fail(self, context, code, reason, message):
-        import grpc  # noqa: F401 - the code argument is a grpc.StatusCode
+        """Ends the call with a grpc.StatusCode and the ASCII reason trailer (wan-grpc.md 2.2); raises."""
         context.set_trailing_metadata(((ERROR_TRAILER, "RELAY_ERROR_REASON_" + reason),))
         context.abort(code, message)
 
