@@ -2,8 +2,6 @@ package dev.kvrelay.engine;
 
 import static dev.kvrelay.engine.RelayHarness.card;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.api.json.Json;
@@ -45,10 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(30)
 class PythonInteropTest {
-  private static final Path PYTHON = Path.of("/usr/bin/python3");
-  private static final Path PROTOC = Path.of("/usr/bin/protoc");
-  private static final Path PROTO_ROOT = Path.of("src/main/proto");
-  private static final String PROTO_FILE = "dynamo/kvrelay/v1/relay.proto";
+  private static final Path PYTHON = PythonTools.PYTHON;
   private static final Path CLIENT = Path.of("src/test/python/relay_interop_client.py");
   private static final String ENDPOINT = "ns/backend/generate";
   private static final int ROUNDS = 12;
@@ -184,44 +179,12 @@ class PythonInteropTest {
 
   // ------------------------------------------------------------------ tools
 
-  private static boolean run(List<String> command, long seconds) {
-    try {
-      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-      p.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
-      if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        return false;
-      }
-      return p.exitValue() == 0;
-    } catch (IOException e) {
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
-  }
-
-  static boolean toolsAvailable() {
-    return Files.isExecutable(PYTHON) && Files.isExecutable(PROTOC)
-        && run(List.of(PYTHON.toString(), "-c", "import grpc, google.protobuf, xxhash; xxhash.xxh3_64_intdigest"),
-            20);
-  }
-
   private static void requireTools() {
-    if (!toolsAvailable()) {
-      if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-        fail("CI=true but /usr/bin/python3 cannot import grpc, google.protobuf and xxhash, or /usr/bin/protoc is "
-            + "missing (apt-get install python3-grpcio python3-protobuf python3-xxhash protobuf-compiler)");
-      }
-      assumeTrue(false, "python3-grpcio / python3-protobuf / python3-xxhash / protoc not installed; interop skipped");
-    }
+    PythonTools.requireTools();
   }
 
-  /** Debian's protoc generates the Python message classes from our relay.proto, at test time. */
   private static void generateMessages(Path gen) {
-    assertThat(run(List.of(PROTOC.toString(), "--python_out=" + gen, "-I", PROTO_ROOT.toString(), PROTO_FILE), 30))
-        .as("protoc --python_out succeeded").isTrue();
-    assertThat(gen.resolve("dynamo/kvrelay/v1/relay_pb2.py")).exists();
+    PythonTools.generateMessages(gen);
   }
 
   // ------------------------------------------------------------------ result parsing
