@@ -112,7 +112,15 @@ public final class CuckooTable {
    *     in which case the table is unchanged and nothing is reported
    */
   public boolean insert(long canonicalHash, WriteObserver observer) {
-    return insert(canonicalHash, maxKicks, observer);
+    return insertPacked(addressing.prepare(canonicalHash), maxKicks, observer);
+  }
+
+  /**
+   * As {@link #insert(long, WriteObserver)} for a hash already prepared by this table's
+   * {@link CkfAddressing#prepare(long)} (the caller saves the second hashing).
+   */
+  public boolean insertPrepared(long packedAddress, WriteObserver observer) {
+    return insertPacked(packedAddress, maxKicks, observer);
   }
 
   /**
@@ -122,11 +130,20 @@ public final class CuckooTable {
    * @return true on success; false for {@code CapacityExhausted} (nothing changed, nothing reported)
    */
   public boolean insertWithoutRelocation(long canonicalHash, WriteObserver observer) {
-    return insert(canonicalHash, 0, observer);
+    return insertPacked(addressing.prepare(canonicalHash), 0, observer);
   }
 
-  private boolean insert(long canonicalHash, int kicks, WriteObserver observer) {
-    long p = addressing.prepare(canonicalHash);
+  /**
+   * Reads both candidate buckets of a prepared address and returns a value derived from them, changing
+   * nothing. A caller touches the buckets of several independent hashes before updating any of them, so
+   * that their cache misses overlap instead of queueing behind each dependent update.
+   */
+  public long touch(long packedAddress) {
+    long[] w = words;
+    return w[CkfAddressing.bucketA(packedAddress)] ^ w[CkfAddressing.bucketB(packedAddress)];
+  }
+
+  private boolean insertPacked(long p, int kicks, WriteObserver observer) {
     int fp = CkfAddressing.fingerprint(p);
     int a = CkfAddressing.bucketA(p);
     int b = CkfAddressing.bucketB(p);
@@ -183,7 +200,14 @@ public final class CuckooTable {
    *     caller); the table is then unchanged
    */
   public boolean remove(long canonicalHash, WriteObserver observer) {
-    long p = addressing.prepare(canonicalHash);
+    return removePrepared(addressing.prepare(canonicalHash), observer);
+  }
+
+  /**
+   * As {@link #remove(long, WriteObserver)} for a hash already prepared by this table's
+   * {@link CkfAddressing#prepare(long)}.
+   */
+  public boolean removePrepared(long p, WriteObserver observer) {
     int fp = CkfAddressing.fingerprint(p);
     if (clearFirst(CkfAddressing.bucketA(p), fp, observer) || clearFirst(CkfAddressing.bucketB(p), fp, observer)) {
       occupiedSlots--;

@@ -32,11 +32,29 @@ import org.jspecify.annotations.Nullable;
  */
 public final class CkfProducer {
   private static final int INITIAL_OWNERS_CAPACITY = 1024;
+  /**
+   * Blocks whose state is touched ahead of their updates: far enough to overlap the cache misses of
+   * many independent blocks, near enough that the touched lines are still cached when used.
+   */
+  static final int TOUCH_AHEAD = 32;
+  /** "No prepared address yet": a prepared address is never 0 (its fingerprint field is non-zero). */
+  private static final long NOT_PREPARED = 0L;
 
   private final CkfProducerConfig config;
   private final CkfAddressing addressing;
   private final DirtyWindow dirty;
   private final StoredPreparation preparation = new StoredPreparation();
+  /** Per-block prepared CKF addresses of the current event (scratch, grown to the largest batch). */
+  private long[] packedScratch = new long[64];
+  /** Canonical hashes of the current removal chunk (scratch). */
+  private final long[] removalCanonical = new long[TOUCH_AHEAD];
+  /** Prepared CKF addresses of the current removal chunk (scratch). */
+  private final long[] removalPacked = new long[TOUCH_AHEAD];
+  /**
+   * Sink of the touch-ahead reads, so that the JIT cannot drop them; its value means nothing. See
+   * {@link #touchBlock}.
+   */
+  private long touchSink;
   private CuckooTable table;
   private OwnersMap owners;
   private MemberDirectory members;
@@ -106,6 +124,7 @@ public final class CkfProducer {
     if (prepared != CkfOutcome.OK) {
       return countRejection(prepared);
     }
+    prepareAddresses(lineage, event, n);
     for (int i = 0; i < n; i++) {
       if (preparation.kind(i) == StoredPreparation.NEW_MAPPING) {
         int o = owners.indexOf(preparation.canonical(i));
@@ -117,10 +136,14 @@ public final class CkfProducer {
     if (lineage == null) {
       lineage = members.getOrCreate(worker, rank);
     }
+    long[] packed = packedScratch;
     CkfOutcome first = CkfOutcome.OK;
     for (int i = 0; i < n; i++) {
+      if (i + TOUCH_AHEAD < n) {
+        touchBlock(lineage, event, packed, i + TOUCH_AHEAD);
+      }
       if (preparation.kind(i) == StoredPreparation.NEW_MAPPING) {
-        CkfOutcome blockOutcome = addMapping(lineage, event.rawExternalHash(i), preparation.canonical(i));
+        CkfOutcome blockOutcome = addMapping(lineage, event.rawExternalHash(i), preparation.canonical(i), packed[i]);
         if (first == CkfOutcome.OK) {
           first = blockOutcome;
         }
@@ -136,6 +159,38 @@ public final class CkfProducer {
     return first;
   }
 
+  /**
+   * Prepares every block's CKF address into {@link #packedScratch} and touches the state of the first
+   * {@link #TOUCH_AHEAD} blocks (the rest are touched one window ahead while applying).
+   */
+  private void prepareAddresses(@Nullable LongLongMap lineage, StoredBatch event, int n) {
+    if (packedScratch.length < n) {
+      packedScratch = new long[Math.max(n, packedScratch.length + (packedScratch.length >>> 1))];
+    }
+    long[] packed = packedScratch;
+    for (int i = 0; i < n; i++) {
+      packed[i] = addressing.prepare(preparation.canonical(i));
+    }
+    int ahead = Math.min(n, TOUCH_AHEAD);
+    for (int i = 0; i < ahead; i++) {
+      touchBlock(lineage, event, packed, i);
+    }
+  }
+
+  /**
+   * Memory-level parallelism: reads (without changing anything) the owners-map home slot and both
+   * candidate buckets of block {@code i}, and for a new mapping its lineage home slot, so that the
+   * independent cache misses of many blocks are in flight together before the dependent updates need
+   * them. Java has no prefetch; the reads feed {@link #touchSink} so that they are not eliminated.
+   */
+  private void touchBlock(@Nullable LongLongMap lineage, StoredBatch event, long[] packed, int i) {
+    long sink = owners.touch(preparation.canonical(i)) ^ table.touch(packed[i]);
+    if (lineage != null && preparation.kind(i) == StoredPreparation.NEW_MAPPING) {
+      sink ^= lineage.touch(event.rawExternalHash(i));
+    }
+    touchSink ^= sink;
+  }
+
   private CkfOutcome countRejection(CkfOutcome outcome) {
     switch (outcome) {
       case PARENT_BLOCK_NOT_FOUND -> parentNotFound++;
@@ -146,8 +201,8 @@ public final class CkfProducer {
     return outcome;
   }
 
-  private CkfOutcome addMapping(LongLongMap lineage, long external, long canonical) {
-    int added = addOwner(owners, table, canonical, dirty);
+  private CkfOutcome addMapping(LongLongMap lineage, long external, long canonical, long packed) {
+    int added = addOwner(owners, table, canonical, packed, dirty);
     if (added == OWNER_OVERFLOW) {
       // Only reachable through a duplicate canonical hash inside one batch; the block is skipped.
       ownershipOverflows++;
@@ -178,11 +233,13 @@ public final class CkfProducer {
    * The one rule for adding an owner to a canonical hash, shared by live ingest and the off-side rebuild
    * of {@link #replaceRanks}: the owner count grows by one (entry created at 1), and a hash that is not
    * resident is inserted with relocation; an omission leaves the ownership committed and non-resident.
+   * {@code packed} is {@code canonical} prepared by the table's addressing.
    */
-  private static int addOwner(OwnersMap owners, CuckooTable table, long canonical, CuckooTable.WriteObserver observer) {
+  private static int addOwner(OwnersMap owners, CuckooTable table, long canonical, long packed,
+      CuckooTable.WriteObserver observer) {
     int o = owners.indexOf(canonical);
     if (o == OwnersMap.MISSING) {
-      owners.insertAbsent(canonical, 1, false);
+      o = owners.insertAbsent(canonical, 1, false);
     } else {
       long count = owners.ownersAt(o);
       if (count == OwnersMap.MAX_OWNERS) {
@@ -193,8 +250,9 @@ public final class CkfProducer {
         return ALREADY_RESIDENT;
       }
     }
-    if (table.insert(canonical, observer)) {
-      owners.setResidentAt(owners.indexOf(canonical), true);
+    // The table insert moves no owners entry, so index o is still valid.
+    if (table.insertPrepared(packed, observer)) {
+      owners.setResidentAt(o, true);
       return ADMITTED;
     }
     return OMITTED;
@@ -225,21 +283,53 @@ public final class CkfProducer {
       return CkfOutcome.OK;
     }
     CkfOutcome first = CkfOutcome.OK;
-    for (int i = 0; i < count; i++) {
-      int l = lineage.indexOf(hashes[i]);
-      if (l == LongLongMap.MISSING) {
-        unknownRemovals++;
-        continue;
-      }
-      long canonical = lineage.valueAt(l);
-      lineage.removeAt(l);
-      mappings--;
-      CkfOutcome released = releaseOwner(canonical);
-      if (first == CkfOutcome.OK) {
-        first = released;
+    for (int start = 0; start < count; start += TOUCH_AHEAD) {
+      int end = Math.min(count, start + TOUCH_AHEAD);
+      touchRemovals(lineage, hashes, start, end);
+      for (int i = start; i < end; i++) {
+        int l = lineage.indexOf(hashes[i]);
+        if (l == LongLongMap.MISSING) {
+          unknownRemovals++;
+          continue;
+        }
+        long canonical = lineage.valueAt(l);
+        lineage.removeAt(l);
+        mappings--;
+        // A key found now was found by the touch pass too, with the same value; the check is a guard.
+        long packed = removalCanonical[i - start] == canonical ? removalPacked[i - start] : NOT_PREPARED;
+        CkfOutcome released = releaseOwner(canonical, packed);
+        if (first == CkfOutcome.OK) {
+          first = released;
+        }
       }
     }
     return first;
+  }
+
+  /**
+   * Memory-level parallelism for one removal chunk, changing nothing: touches every id's lineage home
+   * slot, then resolves each known id (lookups now overlap) and touches its owners-map home slot and both
+   * candidate buckets, recording the canonical hash and its prepared address for the updates.
+   */
+  private void touchRemovals(LongLongMap lineage, long[] hashes, int start, int end) {
+    long sink = 0;
+    for (int i = start; i < end; i++) {
+      sink ^= lineage.touch(hashes[i]);
+    }
+    for (int i = start; i < end; i++) {
+      int l = lineage.indexOf(hashes[i]);
+      if (l == LongLongMap.MISSING) {
+        removalCanonical[i - start] = 0;
+        removalPacked[i - start] = NOT_PREPARED;
+        continue;
+      }
+      long canonical = lineage.valueAt(l);
+      long packed = addressing.prepare(canonical);
+      removalCanonical[i - start] = canonical;
+      removalPacked[i - start] = packed;
+      sink ^= owners.touch(canonical) ^ table.touch(packed);
+    }
+    touchSink ^= sink;
   }
 
   /** As {@link #removed(long, int, long[], int)} for the whole array. */
@@ -248,6 +338,14 @@ public final class CkfProducer {
   }
 
   private CkfOutcome releaseOwner(long canonical) {
+    return releaseOwner(canonical, NOT_PREPARED);
+  }
+
+  /**
+   * As {@link #releaseOwner(long)} with {@code canonical} prepared by the table's addressing, or
+   * {@link #NOT_PREPARED} to prepare it only if the table must change.
+   */
+  private CkfOutcome releaseOwner(long canonical, long packed) {
     int o = owners.indexOf(canonical);
     if (o == OwnersMap.MISSING) {
       invariantViolations++;
@@ -264,7 +362,7 @@ public final class CkfProducer {
       return CkfOutcome.OK;
     }
     residentCount--;
-    if (!table.remove(canonical, dirty)) {
+    if (!table.removePrepared(packed == NOT_PREPARED ? addressing.prepare(canonical) : packed, dirty)) {
       invariantViolations++;
       return CkfOutcome.INDEXER_INVARIANT_VIOLATION;
     }
@@ -392,7 +490,9 @@ public final class CkfProducer {
           continue;
         }
         mappings++;
-        int added = addOwner(owners, table, lineage.valueAt(i), CuckooTable.IGNORE_WRITES);
+        long canonical = lineage.valueAt(i);
+        int added = addOwner(owners, table, canonical, table.addressing().prepare(canonical),
+            CuckooTable.IGNORE_WRITES);
         if (added == OWNER_OVERFLOW) {
           return false;
         }

@@ -62,6 +62,21 @@ final class LongLongMap {
     }
   }
 
+  /**
+   * Reads the key and value slots at {@code key}'s home and returns a value derived from them, changing
+   * nothing: touching the homes of several independent keys before looking any of them up lets their
+   * cache misses overlap.
+   */
+  long touch(long key) {
+    int i = HashMix.home(key, capacity);
+    return keys[i] ^ values[i];
+  }
+
+  /** As {@link #touch(long)}, reading only the key slot (for a lookup that is expected to miss). */
+  long touchKey(long key) {
+    return keys[HashMix.home(key, capacity)];
+  }
+
   /** True if {@code index} (0..capacity()) holds an entry. */
   boolean isOccupied(int index) {
     return index == capacity ? hasZeroKey : keys[index] != 0;

@@ -66,6 +66,16 @@ final class OwnersMap {
     }
   }
 
+  /**
+   * Reads the key, owner-count and resident-bit slots at {@code key}'s home and returns a value derived
+   * from them, changing nothing: touching the homes of several independent keys before looking any of
+   * them up lets their cache misses overlap.
+   */
+  long touch(long key) {
+    int i = HashMix.home(key, capacity);
+    return keys[i] ^ owners[i] ^ residentBits[i >>> 6];
+  }
+
   boolean isOccupied(int index) {
     return index == capacity ? hasZeroKey : keys[index] != 0;
   }
@@ -99,37 +109,46 @@ final class OwnersMap {
     }
   }
 
-  /** Inserts {@code key}, which must be absent; returns nothing (indexes move). */
-  void insertAbsent(long key, long ownerCount, boolean resident) {
+  /**
+   * Inserts {@code key}, which must be absent; returns its index (valid until the next insertion or
+   * removal; other entries' indexes may move).
+   */
+  int insertAbsent(long key, long ownerCount, boolean resident) {
     if (key == 0) {
       hasZeroKey = true;
       zeroOwners = (int) ownerCount;
       zeroResident = resident;
-      return;
+      return capacity;
     }
     if (arraySize >= maxFill) {
       grow();
     }
-    place(key, (int) ownerCount, resident);
+    int at = place(key, (int) ownerCount, resident);
     arraySize++;
+    return at;
   }
 
-  private void place(long key, int ownerCount, boolean resident) {
+  /** Places an absent key; returns the slot the given key landed in. */
+  private int place(long key, int ownerCount, boolean resident) {
     long[] k = keys;
     int[] o = owners;
     int cap = capacity;
     int i = HashMix.home(key, cap);
     int d = 0;
+    int landed = -1;
     while (true) {
       long cur = k[i];
       if (cur == 0) {
         k[i] = key;
         o[i] = ownerCount;
         setBit(i, resident);
-        return;
+        return landed < 0 ? i : landed;
       }
       int curDistance = distance(i, cur);
       if (curDistance < d) {
+        if (landed < 0) {
+          landed = i;
+        }
         int curOwners = o[i];
         boolean curResident = bit(i);
         k[i] = key;
