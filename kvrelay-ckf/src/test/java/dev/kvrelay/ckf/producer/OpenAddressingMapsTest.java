@@ -80,7 +80,8 @@ class OpenAddressingMapsTest {
               model.remove(key);
             } else if (i == OwnersMap.MISSING) {
               boolean resident = (op & 1) == 0;
-              map.insertAbsent(key, 0xFFFF_FFFFL - kind, resident);
+              int at = map.insertAbsent(key, 0xFFFF_FFFFL - kind, resident);
+              assertThat(at).as("insertAbsent returns the new entry's index").isEqualTo(map.indexOf(key));
               model.put(key, new long[] {0xFFFF_FFFFL - kind, resident ? 1 : 0});
             } else {
               long[] m = model.get(key);
