@@ -90,6 +90,17 @@ public final class CkfAddressing {
     return fp | ((long) a << 16) | ((long) b << 40);
   }
 
+  /**
+   * True when {@code packed} is an address this addressing's {@link #prepare(long)} can return: a non-zero
+   * fingerprint, bucket A inside the table and bucket B its alternate (a few integer operations; the caller of a
+   * prepared-address entry point checks it so that a foreign or corrupt address is refused, never written).
+   */
+  public boolean isPrepared(long packed) {
+    int fp = fingerprint(packed);
+    int a = bucketA(packed);
+    return fp != 0 && a <= mask && (packed >>> 40) == (long) (a ^ delta(fp));
+  }
+
   /** The non-zero fingerprint of a canonical hash. */
   public int fingerprintOf(long canonicalHash) {
     return fingerprint(prepare(canonicalHash));

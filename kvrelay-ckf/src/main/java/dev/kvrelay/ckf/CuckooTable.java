@@ -118,9 +118,24 @@ public final class CuckooTable {
   /**
    * As {@link #insert(long, WriteObserver)} for a hash already prepared by this table's
    * {@link CkfAddressing#prepare(long)} (the caller saves the second hashing).
+   *
+   * @throws IllegalArgumentException if this table's addressing could not have prepared {@code packedAddress}
    */
   public boolean insertPrepared(long packedAddress, WriteObserver observer) {
-    return insertPacked(packedAddress, maxKicks, observer);
+    return insertPacked(checkPrepared(packedAddress), maxKicks, observer);
+  }
+
+  /**
+   * Returns {@code packed} if this table's addressing could have prepared it.
+   *
+   * @throws IllegalArgumentException for a foreign or corrupt address (nothing is read or written)
+   */
+  private long checkPrepared(long packed) {
+    if (!addressing.isPrepared(packed)) {
+      throw new IllegalArgumentException("not an address prepared by this table's addressing: 0x"
+          + Long.toHexString(packed));
+    }
+    return packed;
   }
 
   /**
@@ -137,8 +152,11 @@ public final class CuckooTable {
    * Reads both candidate buckets of a prepared address and returns a value derived from them, changing
    * nothing. A caller touches the buckets of several independent hashes before updating any of them, so
    * that their cache misses overlap instead of queueing behind each dependent update.
+   *
+   * @throws IllegalArgumentException if this table's addressing could not have prepared {@code packedAddress}
    */
   public long touch(long packedAddress) {
+    checkPrepared(packedAddress);
     long[] w = words;
     return w[CkfAddressing.bucketA(packedAddress)] ^ w[CkfAddressing.bucketB(packedAddress)];
   }
@@ -200,14 +218,20 @@ public final class CuckooTable {
    *     caller); the table is then unchanged
    */
   public boolean remove(long canonicalHash, WriteObserver observer) {
-    return removePrepared(addressing.prepare(canonicalHash), observer);
+    return removePacked(addressing.prepare(canonicalHash), observer);
   }
 
   /**
    * As {@link #remove(long, WriteObserver)} for a hash already prepared by this table's
    * {@link CkfAddressing#prepare(long)}.
+   *
+   * @throws IllegalArgumentException if this table's addressing could not have prepared {@code p}
    */
   public boolean removePrepared(long p, WriteObserver observer) {
+    return removePacked(checkPrepared(p), observer);
+  }
+
+  private boolean removePacked(long p, WriteObserver observer) {
     int fp = CkfAddressing.fingerprint(p);
     if (clearFirst(CkfAddressing.bucketA(p), fp, observer) || clearFirst(CkfAddressing.bucketB(p), fp, observer)) {
       occupiedSlots--;

@@ -335,6 +335,34 @@ class CuckooTableTest {
    * to hash once are the canonical-hash ones: same words, same RNG draws, same reported writes, on a
    * small table where kicks, rollbacks and failed inserts happen; {@code touch} changes nothing.
    */
+  /** A foreign or corrupt prepared address is refused with a typed error before anything is read or written. */
+  @Test
+  void aForeignOrCorruptPreparedAddressIsRefusedAndChangesNothing() throws Exception {
+    CkfFormat small = CkfFormat.of(CkfFormat.DEFAULT_SEED, 8);
+    CkfFormat large = CkfFormat.of(CkfFormat.DEFAULT_SEED, 1 << 12);
+    CuckooTable table = CuckooTable.create(small, 500);
+    for (long h = 0; h < 10; h++) {
+      assertThat(table.insert(h, CuckooTable.IGNORE_WRITES)).isTrue();
+    }
+    long[] before = table.copyWords();
+    long good = CkfAddressing.of(small).prepare(42);
+    long foreign = CkfAddressing.of(large).prepare(7); // bucket A or B beyond the small table, or not its alternate
+    while (CkfAddressing.of(small).isPrepared(foreign)) {
+      foreign = CkfAddressing.of(large).prepare(foreign + 1);
+    }
+    long zeroFingerprint = good & ~0xFFFFL;
+    long wrongAlternate = good ^ (1L << 40);
+    assertThat(CkfAddressing.of(small).isPrepared(good)).isTrue();
+    for (long bad : new long[] {foreign, zeroFingerprint, wrongAlternate}) {
+      assertThatThrownBy(() -> table.insertPrepared(bad, CuckooTable.IGNORE_WRITES))
+          .isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> table.removePrepared(bad, CuckooTable.IGNORE_WRITES))
+          .isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> table.touch(bad)).isInstanceOf(IllegalArgumentException.class);
+    }
+    assertThat(table.copyWords()).as("nothing written").isEqualTo(before);
+  }
+
   @Test
   void preparedAddressEntryPointsMatchTheCanonicalHashOnes() {
     qt().withExamples(200)
