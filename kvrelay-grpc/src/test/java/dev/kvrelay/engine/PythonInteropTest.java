@@ -12,21 +12,13 @@ import dev.kvrelay.api.json.JsonString;
 import dev.kvrelay.api.json.JsonValue;
 import dev.kvrelay.engine.catalog.KvPoolDescriptor;
 import dev.kvrelay.grpc.server.RelayGrpcServer;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -222,30 +214,12 @@ class PythonInteropTest {
   }
 
   /** Not thread-safe (the test thread), except its stdout pump: the Python client as a bounded subprocess. */
+  /** Not thread-safe: confined to the test thread. The Python client script: READY/RESULT lines, TARGET on stdin. */
   private static final class PythonClient implements AutoCloseable {
-    private final Process process;
-    private final Writer stdin;
-    private final Path stderr;
-    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-    private final List<String> seen = new ArrayList<>();
+    private final PythonProcess process;
 
-    private PythonClient(Process process, Path stderr) {
+    private PythonClient(PythonProcess process) {
       this.process = process;
-      this.stderr = stderr;
-      this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-      Thread pump = new Thread(() -> {
-        try (BufferedReader in = new BufferedReader(
-            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-          String line;
-          while ((line = in.readLine()) != null) {
-            lines.add(line);
-          }
-        } catch (IOException ignored) {
-          // the process ended; awaitLine reports what was seen
-        }
-      }, "python-interop-stdout");
-      pump.setDaemon(true);
-      pump.start();
     }
 
     static PythonClient start(Path gen, int port, String mode, String... extra) throws IOException {
@@ -253,61 +227,29 @@ class PythonInteropTest {
           "127.0.0.1:" + port, "--gen-dir", gen.toString(), "--mode", mode, "--timeout",
           Long.toString(STEP_SECONDS)));
       command.addAll(List.of(extra));
-      Path err = gen.resolve("python-stderr.txt");
-      ProcessBuilder b = new ProcessBuilder(command).redirectError(err.toFile());
-      b.environment().put("PYTHONDONTWRITEBYTECODE", "1");
-      return new PythonClient(b.start(), err);
+      return new PythonClient(
+          PythonProcess.start("client", command, gen.resolve("python-stderr.txt"), STEP_SECONDS));
     }
 
     String awaitLine(String prefix) throws Exception {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(STEP_SECONDS);
-      while (System.nanoTime() < deadline) {
-        String line = lines.poll(100, TimeUnit.MILLISECONDS);
-        if (line == null) {
-          continue;
-        }
-        seen.add(line.length() > 300 ? line.substring(0, 300) + "…" : line);
-        if (line.startsWith(prefix)) {
-          return line;
-        }
-        if (line.startsWith("RESULT ") && !prefix.equals("RESULT ")) {
-          throw new AssertionError("python client ended early: " + line + "\nstderr: " + stderrText());
-        }
-      }
-      throw new AssertionError("no '" + prefix + "' line from the python client within " + STEP_SECONDS
-          + " s; seen " + seen + "\nstderr: " + stderrText());
+      return process.awaitLine(prefix, "RESULT ");
     }
 
     void send(String line) throws IOException {
-      stdin.write(line);
-      stdin.write('\n');
-      stdin.flush();
+      process.send(line);
     }
 
     JsonObject result() throws Exception {
       String line = awaitLine("RESULT ");
-      assertThat(process.waitFor(STEP_SECONDS, TimeUnit.SECONDS)).as("python client exited").isTrue();
+      assertThat(process.awaitExit()).as("python client exited").isTrue();
       JsonValue v = Json.parse(line.substring("RESULT ".length()));
-      assertThat(v).as("result: %s\nstderr: %s", line, stderrText()).isInstanceOf(JsonObject.class);
+      assertThat(v).as("result: %s\nstderr: %s", line, process.stderrText()).isInstanceOf(JsonObject.class);
       return (JsonObject) v;
     }
 
-    private String stderrText() {
-      try {
-        return Files.readString(stderr);
-      } catch (IOException e) {
-        return "(unreadable: " + e + ")";
-      }
-    }
-
     @Override
-    public void close() {
-      try {
-        stdin.close();
-      } catch (IOException ignored) {
-        // already gone
-      }
-      process.destroyForcibly();
+    public void close() throws InterruptedException {
+      process.close();
     }
   }
 }

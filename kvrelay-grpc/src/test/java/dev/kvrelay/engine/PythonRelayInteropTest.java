@@ -44,23 +44,15 @@ import dev.kvrelay.engine.view.ReadinessSnapshot;
 import dev.kvrelay.engine.view.ReadinessUpdate;
 import dev.kvrelay.engine.view.RelayConsumer;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -482,31 +474,12 @@ class PythonRelayInteropTest {
 
   /** Confined to the test thread, except its stdout pump: the Python relay as a bounded subprocess. */
   private static final class PythonRelay implements AutoCloseable {
-    private final Process process;
-    private final Writer stdin;
-    private final Path stderr;
-    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-    private final List<String> seen = new ArrayList<>();
+    private final PythonProcess process;
     int port;
     JsonObject expect = JsonObject.of();
 
-    private PythonRelay(Process process, Path stderr) {
+    private PythonRelay(PythonProcess process) {
       this.process = process;
-      this.stderr = stderr;
-      this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-      Thread pump = new Thread(() -> {
-        try (BufferedReader in = new BufferedReader(
-            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-          String line;
-          while ((line = in.readLine()) != null) {
-            lines.add(line);
-          }
-        } catch (IOException ignored) {
-          // the process ended; awaitLine reports what was seen
-        }
-      }, "python-relay-stdout");
-      pump.setDaemon(true);
-      pump.start();
     }
 
     /** Generates the messages, writes the scenario, starts the relay and reads its port and expectations. */
@@ -515,11 +488,9 @@ class PythonRelayInteropTest {
       PythonTools.generateMessages(gen);
       Path file = dir.resolve("scenario.json");
       Files.writeString(file, scenario);
-      Path err = dir.resolve("python-relay-stderr.txt");
-      ProcessBuilder b = new ProcessBuilder(PythonTools.PYTHON.toString(), SERVER.toString(), "--scenario",
-          file.toString(), "--gen-dir", gen.toString(), "--max-seconds", "60").redirectError(err.toFile());
-      b.environment().put("PYTHONDONTWRITEBYTECODE", "1");
-      PythonRelay py = new PythonRelay(b.start(), err);
+      PythonRelay py = new PythonRelay(PythonProcess.start("relay", List.of(PythonTools.PYTHON.toString(),
+          SERVER.toString(), "--scenario", file.toString(), "--gen-dir", gen.toString(), "--max-seconds", "60"),
+          dir.resolve("python-relay-stderr.txt"), STEP_SECONDS));
       try {
         py.port = Integer.parseInt(py.awaitLine("PORT ").substring("PORT ".length()).trim());
         JsonValue v = Json.parse(py.awaitLine("EXPECT ").substring("EXPECT ".length()));
@@ -533,50 +504,17 @@ class PythonRelayInteropTest {
     }
 
     String awaitLine(String prefix) throws Exception {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(STEP_SECONDS);
-      while (System.nanoTime() < deadline) {
-        String line = lines.poll(100, TimeUnit.MILLISECONDS);
-        if (line == null) {
-          if (!process.isAlive() && lines.isEmpty()) {
-            break;
-          }
-          continue;
-        }
-        seen.add(line.length() > 300 ? line.substring(0, 300) + "…" : line);
-        if (line.startsWith(prefix)) {
-          return line;
-        }
-      }
-      throw new AssertionError("no '" + prefix + "' line from the python relay within " + STEP_SECONDS
-          + " s; seen " + seen + "\nstderr: " + stderrText());
+      return process.awaitLine(prefix, null);
     }
 
     void send(String line) throws IOException {
-      stdin.write(line);
-      stdin.write('\n');
-      stdin.flush();
-    }
-
-    private String stderrText() {
-      try {
-        return Files.readString(stderr);
-      } catch (IOException e) {
-        return "(unreadable: " + e + ")";
-      }
+      process.send(line);
     }
 
     /** Closes stdin (the relay stops on EOF), waits briefly, then kills it. */
     @Override
-    public void close() throws Exception {
-      try {
-        stdin.close();
-      } catch (IOException ignored) {
-        // already gone
-      }
-      if (!process.waitFor(3, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-        process.waitFor(2, TimeUnit.SECONDS);
-      }
+    public void close() throws InterruptedException {
+      process.close();
     }
   }
 }
