@@ -9,6 +9,7 @@ import dev.kvrelay.engine.stream.RelayStream;
 import dev.kvrelay.engine.view.CatalogUpdate;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
 import dev.kvrelay.grpc.proto.KvEventRelayGrpc;
+import dev.kvrelay.grpc.server.CurlSmoke;
 import dev.kvrelay.grpc.proto.RelayInfo;
 import dev.kvrelay.grpc.wire.WireCodec;
 import io.grpc.ManagedChannel;
@@ -17,7 +18,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -154,48 +154,10 @@ class ServeDemoProcessTest {
     }
   }
 
-  /** GetRelayInfo over curl's h2c, as MoreConformanceTest#c46_getRelayInfoOverCurlH2c: skipped without curl HTTP/2 unless CI=true. */
+  /** The spec's curl h2c smoke check ({@link CurlSmoke}): skipped without curl HTTP/2 unless CI=true. */
   private static void curlGetRelayInfo(int port) throws IOException, InterruptedException {
-    Path curl = Path.of("/usr/bin/curl");
-    boolean ci = "true".equals(System.getenv("CI"));
-    boolean http2 = Files.isExecutable(curl) && curlHasHttp2(curl);
-    if (!http2 && !ci) {
-      return;
+    if (CurlSmoke.available()) {
+      assertThat(CurlSmoke.getRelayInfo(port).getProtocolVersion()).isEqualTo(1);
     }
-    assertThat(http2).as("CI=true requires curl with HTTP/2").isTrue();
-    Path dir = Files.createTempDirectory("c46-serve");
-    try {
-      Path body = dir.resolve("request.bin");
-      Path out = dir.resolve("response.bin");
-      Path log = dir.resolve("curl.log");
-      // One uncompressed gRPC frame: GetRelayInfoRequest carrying only the contract marker (field 127, fixed32).
-      Files.write(body, HexFormat.of().parseHex("00" + "00000006" + "fd073152564b"));
-      Process p = new ProcessBuilder(curl.toString(), "-sS", "-v", "--http2-prior-knowledge", "--max-time", "10",
-          "-H", "content-type: application/grpc", "-H", "te: trailers", "--data-binary", "@" + body,
-          "-o", out.toString(), "http://127.0.0.1:" + port + "/dynamo.kvrelay.v1.KvEventRelay/GetRelayInfo")
-          .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-      assertThat(p.waitFor(15, TimeUnit.SECONDS)).as("curl finished").isTrue();
-      String trace = Files.readString(log, StandardCharsets.ISO_8859_1);
-      assertThat(p.exitValue()).as("curl exit; %s", trace).isZero();
-      byte[] frame = Files.readAllBytes(out);
-      assertThat(frame.length).as("gRPC frame; %s", trace).isGreaterThan(7);
-      assertThat(frame[0]).as("uncompressed").isZero();
-      assertThat(frame[5]).as("protocol_version 1 (08 01)").isEqualTo((byte) 0x08);
-      assertThat(frame[6]).isEqualTo((byte) 0x01);
-      assertThat(trace).as("trailers carry grpc-status 0").containsPattern("(?m)^< grpc-status: 0\\r?$");
-    } finally {
-      try (var files = Files.list(dir)) {
-        for (Path file : files.toList()) {
-          Files.deleteIfExists(file);
-        }
-      }
-      Files.deleteIfExists(dir);
-    }
-  }
-
-  private static boolean curlHasHttp2(Path curl) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(curl.toString(), "--version").redirectErrorStream(true).start();
-    String version = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    return p.waitFor(5, TimeUnit.SECONDS) && p.exitValue() == 0 && version.matches("(?s).*Features:[^\\n]*\\bHTTP2\\b.*");
   }
 }

@@ -84,19 +84,11 @@ class ServeDemoTest {
 
   @Test
   void aStopRequestEndsTheServingRunInOrderWithStatus0() throws Exception {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    AtomicReference<ServeDemo> serve = new AtomicReference<>();
-    PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-    PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
-    CompletableFuture<Integer> status = CompletableFuture.supplyAsync(
-        () -> Main.run(new String[] {"--serve-demo", "127.0.0.1:0"}, o, e, serve::set));
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!out.toString(StandardCharsets.UTF_8).contains("kvrelay: serving us-west on 127.0.0.1:")) {
-      assertThat(status).as("still serving; stderr %s", err).isNotDone();
-      assertThat(System.nanoTime()).as("serving line within 30 s; stderr %s", err).isLessThan(until);
-      Thread.sleep(10);
-    }
+    Serving run = Serving.start();
+    ByteArrayOutputStream out = run.out();
+    ByteArrayOutputStream err = run.err();
+    AtomicReference<ServeDemo> serve = run.serve();
+    CompletableFuture<Integer> status = run.status();
     assertThat(out.toString(StandardCharsets.UTF_8)).doesNotContain("kvrelay: serving us-west on 127.0.0.1:0\n");
     assertThat(status).as("serves until asked to stop").isNotDone();
 
@@ -110,19 +102,11 @@ class ServeDemoTest {
 
   @Test
   void anEngineThatEndsOnItsOwnExits1WithTheErrorPrinted() throws Exception {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    AtomicReference<ServeDemo> serve = new AtomicReference<>();
-    PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-    PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
-    CompletableFuture<Integer> status = CompletableFuture.supplyAsync(
-        () -> Main.run(new String[] {"--serve-demo", "127.0.0.1:0"}, o, e, serve::set));
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!out.toString(StandardCharsets.UTF_8).contains("kvrelay: serving")) {
-      assertThat(status).as("still serving; stderr %s", err).isNotDone();
-      assertThat(System.nanoTime()).as("serving line within 30 s; stderr %s", err).isLessThan(until);
-      Thread.sleep(10);
-    }
+    Serving run = Serving.start();
+    ByteArrayOutputStream out = run.out();
+    ByteArrayOutputStream err = run.err();
+    AtomicReference<ServeDemo> serve = run.serve();
+    CompletableFuture<Integer> status = run.status();
     RelayEngine engine = serve.get().engine();
     assertThat(engine).isNotNull();
 
@@ -146,6 +130,27 @@ class ServeDemoTest {
       assertThat(err.toString(StandardCharsets.UTF_8))
           .startsWith("kvrelay: cannot serve on 127.0.0.1:" + taken.getLocalPort() + ": ");
       assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
+  }
+
+  /** A {@code --serve-demo 127.0.0.1:0} run in the background, once its serving line was printed. */
+  private record Serving(ByteArrayOutputStream out, ByteArrayOutputStream err, AtomicReference<ServeDemo> serve,
+      CompletableFuture<Integer> status) {
+    static Serving start() throws InterruptedException {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      ByteArrayOutputStream err = new ByteArrayOutputStream();
+      AtomicReference<ServeDemo> serve = new AtomicReference<>();
+      PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+      PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+      CompletableFuture<Integer> status = CompletableFuture.supplyAsync(
+          () -> Main.run(new String[] {"--serve-demo", "127.0.0.1:0"}, o, e, serve::set));
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!out.toString(StandardCharsets.UTF_8).contains("kvrelay: serving us-west on 127.0.0.1:")) {
+        assertThat(status).as("still serving; stderr %s", err).isNotDone();
+        assertThat(System.nanoTime()).as("serving line within 30 s; stderr %s", err).isLessThan(until);
+        Thread.sleep(10);
+      }
+      return new Serving(out, err, serve, status);
     }
   }
 }

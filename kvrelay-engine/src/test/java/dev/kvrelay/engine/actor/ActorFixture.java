@@ -21,7 +21,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
 /** Not thread-safe: one actor on a manual scheduler with recording listeners. */
-final class ActorFixture {
+public final class ActorFixture {
   final ManualScheduler scheduler = new ManualScheduler();
   final List<CkfPublication> published = new ArrayList<>();
   final List<SourceFault> faults = new ArrayList<>();
@@ -68,8 +68,11 @@ final class ActorFixture {
     return new RouterEvent(worker, StorageTier.DEVICE, ResidencyDomain.ABSENT, 1, rank, KvEventData.Cleared.INSTANCE);
   }
 
-  /** Feeds the same event into a reference producer, exactly as the actor translates it. */
-  static void feed(CkfProducer ref, RouterEvent e) {
+  /**
+   * Feeds the same event into a reference producer, exactly as the actor translates it (the one reference
+   * translation the actor, recovery and engine tests share).
+   */
+  public static void feed(CkfProducer ref, RouterEvent e) {
     if (e.hasUnsupportedResidency() || !e.targetsPrimary()) {
       return;
     }

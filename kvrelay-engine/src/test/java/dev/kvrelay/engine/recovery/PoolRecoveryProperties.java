@@ -91,7 +91,7 @@ class PoolRecoveryProperties {
     Set<Long> resident = new HashSet<>();
     for (TrueWorker w : workers) {
       for (RouterEvent e : w.history) {
-        TrueWorker.feed(ref, e);
+        dev.kvrelay.engine.actor.ActorFixture.feed(ref, e);
       }
     }
     for (TrueWorker w : workers) {

@@ -43,7 +43,7 @@ class RecoveryEndToEndTest {
 
     CkfProducer ref = CkfProducer.create(ActorHarness.config());
     for (RouterEvent e : w.history) {
-      TrueWorker.feed(ref, e);
+      dev.kvrelay.engine.actor.ActorFixture.feed(ref, e);
     }
     assertThat(h.producer.copyWords()).isEqualTo(ref.copyWords());
     assertThat(h.producer.mappingCount()).isEqualTo(5);

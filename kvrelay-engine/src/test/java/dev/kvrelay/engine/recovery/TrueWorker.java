@@ -1,8 +1,6 @@
 package dev.kvrelay.engine.recovery;
 
-import dev.kvrelay.ckf.producer.CkfProducer;
 import dev.kvrelay.ckf.producer.MemberId;
-import dev.kvrelay.ckf.producer.StoredBatch;
 import dev.kvrelay.spi.eventplane.KvEventData;
 import dev.kvrelay.spi.eventplane.RouterEvent;
 import dev.kvrelay.spi.eventplane.StoredBlock;
@@ -76,25 +74,5 @@ final class TrueWorker {
       return new WorkerKvQueryResponse.TooNew(r.startEventId(), r.endEventId(), head());
     }
     return new WorkerKvQueryResponse.Events(history.subList((int) start - 1, (int) head()), head());
-  }
-
-  /** Feeds an event into a reference producer exactly as the pool actor translates it. */
-  static void feed(CkfProducer ref, RouterEvent e) {
-    if (e.hasUnsupportedResidency() || !e.targetsPrimary()) {
-      return;
-    }
-    if (e.data() instanceof KvEventData.Stored s) {
-      StoredBatch b = new StoredBatch().reset(e.workerId(), e.dpRank());
-      s.parentHash().ifPresent(b::parent);
-      s.startPosition().ifPresent(b::startPosition);
-      for (StoredBlock blk : s.blocks()) {
-        b.addBlock(blk.blockHash(), blk.tokensHash());
-      }
-      ref.stored(b);
-    } else if (e.data() instanceof KvEventData.Removed r) {
-      ref.removed(e.workerId(), e.dpRank(), r.blockHashes());
-    } else {
-      ref.cleared(e.workerId(), e.dpRank());
-    }
   }
 }

@@ -16,13 +16,13 @@ import dev.kvrelay.engine.view.ReadinessUpdate;
 import dev.kvrelay.engine.view.RelaySource;
 import dev.kvrelay.grpc.proto.KvEventRelayGrpc;
 import dev.kvrelay.grpc.proto.RelayInfo;
-import dev.kvrelay.grpc.wire.ReadinessWire;
 import dev.kvrelay.grpc.wire.RelayStatus;
 import dev.kvrelay.grpc.wire.WireCodec;
 import dev.kvrelay.grpc.wire.ZstdCodec;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
+import io.grpc.MethodDescriptor;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
 import java.time.Duration;
@@ -117,9 +117,8 @@ public final class RelayGrpcClient implements RelaySource, AutoCloseable {
 
   @Override
   public RelayStream<CatalogUpdate> watchCatalog(String subscriberId) throws RelayException {
-    ensureOpen();
-    return GrpcRelayStream.open(channel, KvEventRelayGrpc.getWatchKvPoolCatalogMethod(), options,
-        WireCodec.watchCatalogRequest(subscriberId), WireDecoders.catalog(), queueBound, counters);
+    return open(KvEventRelayGrpc.getWatchKvPoolCatalogMethod(), WireCodec.watchCatalogRequest(subscriberId),
+        WireDecoders.catalog());
   }
 
   /**
@@ -159,9 +158,8 @@ public final class RelayGrpcClient implements RelaySource, AutoCloseable {
 
   @Override
   public RelayStream<TopologySnapshot> watchReadiness(String subscriberId) throws RelayException {
-    ensureOpen();
-    return GrpcRelayStream.open(channel, KvEventRelayGrpc.getSubscribeServingReadinessMethod(), options,
-        WireCodec.readinessRequest(subscriberId), WireDecoders.readiness(), queueBound, counters);
+    return open(KvEventRelayGrpc.getSubscribeServingReadinessMethod(), WireCodec.readinessRequest(subscriberId),
+        WireDecoders.readiness());
   }
 
   /**
@@ -172,35 +170,27 @@ public final class RelayGrpcClient implements RelaySource, AutoCloseable {
    */
   @Override
   public RelayStream<ReadinessUpdate> watchReadinessUpdates(String subscriberId) throws RelayException {
-    ensureOpen();
-    return GrpcRelayStream.open(channel, KvEventRelayGrpc.getSubscribeServingReadinessMethod(), options,
-        WireCodec.readinessRequest(subscriberId), WireDecoders.readinessUpdates(counters), queueBound, counters);
-  }
-
-  /**
-   * SubscribeServingReadiness with the entries left raw (not part of {@link RelaySource}): the envelope is checked
-   * ({@link RelayErrorReason#CONTRACT_MISMATCH} on failure) and each message is delivered as received, so that
-   * {@code ReadinessView.applyWire} can quarantine an unknown or malformed entry on its own (wan-grpc.md §7.5)
-   * instead of the whole stream failing as {@link #watchReadiness} must.
-   */
-  public RelayStream<ReadinessWire> watchReadinessWire(String subscriberId) throws RelayException {
-    ensureOpen();
-    return GrpcRelayStream.open(channel, KvEventRelayGrpc.getSubscribeServingReadinessMethod(), options,
-        WireCodec.readinessRequest(subscriberId), WireDecoders.readinessWire(), queueBound, counters);
+    return open(KvEventRelayGrpc.getSubscribeServingReadinessMethod(), WireCodec.readinessRequest(subscriberId),
+        WireDecoders.readinessUpdates(counters));
   }
 
   @Override
   public RelayStream<KvPoolLoadUpdate> watchPoolLoad(String subscriberId) throws RelayException {
-    ensureOpen();
-    return GrpcRelayStream.open(channel, KvEventRelayGrpc.getSubscribeKvPoolLoadMethod(), options,
-        WireCodec.poolLoadRequest(subscriberId), WireDecoders.poolLoad(counters), queueBound, counters);
+    return open(KvEventRelayGrpc.getSubscribeKvPoolLoadMethod(), WireCodec.poolLoadRequest(subscriberId),
+        WireDecoders.poolLoad(counters));
   }
 
   /** SubscribeServingLoad (not part of {@link RelaySource}): validated windows, excluded entries counted. */
   public RelayStream<ServingLoadUpdate> watchServingLoad(String subscriberId) throws RelayException {
+    return open(KvEventRelayGrpc.getSubscribeServingLoadMethod(), WireCodec.servingLoadRequest(subscriberId),
+        WireDecoders.servingLoad(counters));
+  }
+
+  /** Starts a server-streaming call of this client (refused once closed). */
+  private <Q, P, T> RelayStream<T> open(MethodDescriptor<Q, P> method, Q request, MessageDecoder<P, T> decoder)
+      throws RelayException {
     ensureOpen();
-    return GrpcRelayStream.open(channel, KvEventRelayGrpc.getSubscribeServingLoadMethod(), options,
-        WireCodec.servingLoadRequest(subscriberId), WireDecoders.servingLoad(counters), queueBound, counters);
+    return GrpcRelayStream.open(channel, method, options, request, decoder, queueBound, counters);
   }
 
   /** What was dropped, refused or counted so far. */

@@ -5,22 +5,18 @@ import dev.kvrelay.api.RelayException;
 import dev.kvrelay.api.WireValidationException;
 import dev.kvrelay.engine.load.KvPoolLoadUpdate;
 import dev.kvrelay.engine.load.ServingLoadUpdate;
-import dev.kvrelay.engine.topology.TopologyEntry;
-import dev.kvrelay.engine.topology.TopologyEntryValidator;
 import dev.kvrelay.engine.topology.TopologySnapshot;
 import dev.kvrelay.engine.view.CatalogUpdate;
 import dev.kvrelay.engine.view.PoolFrame;
+import dev.kvrelay.engine.view.ReadinessUpdate;
 import dev.kvrelay.grpc.proto.FilterUpdate;
 import dev.kvrelay.grpc.proto.KvPoolCatalogUpdate;
 import dev.kvrelay.grpc.proto.ServingReadinessUpdate;
 import dev.kvrelay.grpc.wire.PoolLoadWindow;
-import dev.kvrelay.engine.view.ReadinessUpdate;
 import dev.kvrelay.grpc.wire.ReadinessWire;
 import dev.kvrelay.grpc.wire.ServingLoadWindow;
 import dev.kvrelay.grpc.wire.WireCodec;
 import dev.kvrelay.grpc.wire.WireEnvelope;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * Immutable and thread-safe (stateless; counts into the client's atomic counters): the client's decoders, one per
@@ -66,34 +62,25 @@ final class WireDecoders {
     };
   }
 
+  /**
+   * Readiness as typed snapshots: any entry {@link ReadinessUpdate#fromWire} would quarantine or drop ends the stream
+   * with {@link RelayErrorReason#INVALID_PUBLICATION} (a {@link TopologySnapshot} cannot hold it).
+   */
   static MessageDecoder<ServingReadinessUpdate, TopologySnapshot> readiness() {
     return m -> {
-      ReadinessWire wire = WireCodec.fromProto(m);
-      checkEnvelope("readiness update", wire.envelope());
-      if (wire.revision() == 0) {
-        throw new RelayException(RelayErrorReason.INVALID_PUBLICATION, "readiness update: revision 0");
+      ReadinessUpdate update = checkedReadiness(m);
+      if (!update.quarantined().isEmpty() || update.dropped() > 0) {
+        throw new RelayException(RelayErrorReason.INVALID_PUBLICATION, "readiness update: invalid entries "
+            + update.quarantined() + (update.dropped() > 0 ? ", " + update.dropped() + " without a readable key" : ""));
       }
-      List<TopologyEntry> entries = new ArrayList<>(wire.entries().size());
-      for (int i = 0; i < wire.entries().size(); i++) {
-        try {
-          entries.add(TopologyEntryValidator.validate(wire.entries().get(i)));
-        } catch (WireValidationException e) {
-          throw invalid("readiness entries[" + i + "]", e);
-        }
-      }
-      return new TopologySnapshot(wire.revision(), entries);
+      return new TopologySnapshot(update.revision(), update.entries());
     };
   }
 
   /** Readiness with each entry validated on its own (quarantined entries counted), envelope checked first. */
   static MessageDecoder<ServingReadinessUpdate, ReadinessUpdate> readinessUpdates(ClientCounters counters) {
     return m -> {
-      ReadinessWire wire = WireCodec.fromProto(m);
-      checkEnvelope("readiness update", wire.envelope());
-      if (wire.revision() == 0) {
-        throw new RelayException(RelayErrorReason.INVALID_PUBLICATION, "readiness update: revision 0");
-      }
-      ReadinessUpdate update = ReadinessUpdate.fromWire(wire.revision(), wire.entries());
+      ReadinessUpdate update = checkedReadiness(m);
       int refused = update.quarantined().size() + update.dropped();
       if (refused > 0) {
         counters.quarantinedReadinessEntries.addAndGet(refused);
@@ -102,13 +89,14 @@ final class WireDecoders {
     };
   }
 
-  /** Readiness as received, envelope checked, entries left raw for {@code ReadinessView.applyWire}. */
-  static MessageDecoder<ServingReadinessUpdate, ReadinessWire> readinessWire() {
-    return m -> {
-      ReadinessWire wire = WireCodec.fromProto(m);
-      checkEnvelope("readiness update", wire.envelope());
-      return wire;
-    };
+  /** Envelope (CONTRACT_MISMATCH), then revision ≠ 0 (INVALID_PUBLICATION), then each entry on its own. */
+  private static ReadinessUpdate checkedReadiness(ServingReadinessUpdate m) throws RelayException {
+    ReadinessWire wire = WireCodec.fromProto(m);
+    checkEnvelope("readiness update", wire.envelope());
+    if (wire.revision() == 0) {
+      throw new RelayException(RelayErrorReason.INVALID_PUBLICATION, "readiness update: revision 0");
+    }
+    return ReadinessUpdate.fromWire(wire.revision(), wire.entries());
   }
 
   static MessageDecoder<dev.kvrelay.grpc.proto.KvPoolLoadUpdate, KvPoolLoadUpdate> poolLoad(ClientCounters counters) {

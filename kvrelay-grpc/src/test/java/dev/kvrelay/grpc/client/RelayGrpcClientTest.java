@@ -291,7 +291,7 @@ class RelayGrpcClientTest {
   }
 
   @Test
-  void readinessWireKeepsAnUnsupportedEntryForTheViewToQuarantineAndStillChecksTheEnvelope() throws Exception {
+  void readinessUpdatesKeepAnUnsupportedEntryForTheViewToQuarantineAndStillCheckTheEnvelope() throws Exception {
     var unknownState = WireCodec.toProto(RELAY, new TopologySnapshot(2,
         List.of(readyEntry("llama"), readyEntry("mistral")))).toBuilder();
     unknownState.setEntries(0, unknownState.getEntries(0).toBuilder().setStateValue(99));
@@ -299,23 +299,18 @@ class RelayGrpcClientTest {
     relay.readiness = ScriptedRelay.sendAndComplete(
         List.of(unknownState.build(), unknownState.clone().setContractMarker(1).build()));
     try (InProcessRelay r = new InProcessRelay(relay);
-        RelayStream<dev.kvrelay.grpc.wire.ReadinessWire> s = r.client.watchReadinessWire("me")) {
-      dev.kvrelay.grpc.wire.ReadinessWire wire = next(s);
-      assertThat(wire.revision()).isEqualTo(2);
-      assertThat(wire.entries()).hasSize(2);
+        RelayStream<dev.kvrelay.engine.view.ReadinessUpdate> s = r.client.watchReadinessUpdates("me")) {
+      dev.kvrelay.engine.view.ReadinessUpdate update = next(s);
+      assertThat(update.revision()).isEqualTo(2);
+      assertThat(update.entries().size() + update.quarantined().size()).isEqualTo(2);
       dev.kvrelay.engine.view.ReadinessView view = new dev.kvrelay.engine.view.ReadinessView();
-      view.applyWire(wire.revision(), wire.entries(), 1);
+      view.apply(update, 1);
       assertThat(view.snapshot().entries()).containsOnlyKeys(new dev.kvrelay.engine.view.ModelKey("prod", "mistral"));
       assertThat(view.snapshot().quarantined()).containsOnlyKeys(new dev.kvrelay.engine.view.ModelKey("prod", "llama"));
       assertThat(failure(s).reason()).isEqualTo(RelayErrorReason.CONTRACT_MISMATCH);
     }
   }
 
-  /**
-   * wan-grpc.md §7.5 on the consumer's path: an entry from a newer contract (state 99) or a malformed one (no
-   * members) is quarantined under its key and counted while the message's other entries are used and the stream goes
-   * on; an entry without a readable key is dropped and counted; revision 0 and a bad envelope still end the stream.
-   */
   @Test
   void readinessUpdatesQuarantineEachInvalidEntryOnItsOwnAndTheStreamGoesOn() throws Exception {
     var mixed = WireCodec.toProto(RELAY, new TopologySnapshot(2,

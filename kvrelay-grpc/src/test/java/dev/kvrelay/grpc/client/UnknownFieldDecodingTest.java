@@ -170,10 +170,11 @@ class UnknownFieldDecodingTest {
     ScriptedRelay wire = new ScriptedRelay();
     wire.readiness = ScriptedRelay.sendAndComplete(List.of(plain, decorated));
     try (InProcessRelay r = new InProcessRelay(wire);
-        RelayStream<dev.kvrelay.grpc.wire.ReadinessWire> s = r.client.watchReadinessWire("me")) {
-      dev.kvrelay.grpc.wire.ReadinessWire a = next(s);
-      dev.kvrelay.grpc.wire.ReadinessWire b = next(s);
-      assertThat(b).usingRecursiveComparison().isEqualTo(a);
+        RelayStream<dev.kvrelay.engine.view.ReadinessUpdate> s = r.client.watchReadinessUpdates("me")) {
+      dev.kvrelay.engine.view.ReadinessUpdate a = next(s);
+      dev.kvrelay.engine.view.ReadinessUpdate b = next(s);
+      assertThat(a).isEqualTo(dev.kvrelay.engine.view.ReadinessUpdate.of(snapshot));
+      assertThat(b).isEqualTo(a);
     }
   }
 

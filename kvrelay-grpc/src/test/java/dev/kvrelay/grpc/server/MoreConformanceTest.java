@@ -6,7 +6,6 @@ import static dev.kvrelay.grpc.server.KvEventRelayConformanceTest.le;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import com.google.protobuf.ByteString;
 import com.google.protobuf.UnknownFieldSet;
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
@@ -27,9 +26,6 @@ import io.grpc.stub.ClientCalls;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -186,48 +182,11 @@ class MoreConformanceTest {
 
   @Test
   void c46_getRelayInfoOverCurlH2c() throws Exception {
-    Path curl = Path.of("/usr/bin/curl");
-    boolean ci = "true".equals(System.getenv("CI"));
-    boolean http2 = Files.isExecutable(curl) && curlHasHttp2(curl);
-    assumeTrue(http2 || ci, "curl with HTTP/2 is not available");
-    assertThat(http2).as("CI=true requires curl with HTTP/2").isTrue();
-    Path dir = Files.createTempDirectory("c46");
+    assumeTrue(CurlSmoke.available(), "curl with HTTP/2 is not available");
     try (ServerFixture f = new ServerFixture(ServerFixture.config())) {
-      Path body = dir.resolve("request.bin");
-      Path out = dir.resolve("response.bin");
-      Path log = dir.resolve("curl.log");
-      Files.write(body, HexFormat.of().parseHex("00" + "00000006" + "fd073152564b"));
-      Process p = new ProcessBuilder(curl.toString(), "-sS", "-v", "--http2-prior-knowledge", "--max-time", "10",
-          "-H", "content-type: application/grpc", "-H", "te: trailers", "--data-binary", "@" + body,
-          "-o", out.toString(), "http://127.0.0.1:" + f.server.port() + "/dynamo.kvrelay.v1.KvEventRelay/GetRelayInfo")
-          .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-      assertThat(p.waitFor(15, TimeUnit.SECONDS)).as("curl finished").isTrue();
-      String trace = Files.readString(log, StandardCharsets.ISO_8859_1);
-      assertThat(p.exitValue()).as("curl exit; %s", trace).isZero();
-      byte[] frame = Files.readAllBytes(out);
-      assertThat(frame.length).as("gRPC frame; %s", trace).isGreaterThan(7);
-      assertThat(frame[0]).as("uncompressed").isZero();
-      int length = ((frame[1] & 0xFF) << 24) | ((frame[2] & 0xFF) << 16) | ((frame[3] & 0xFF) << 8) | (frame[4] & 0xFF);
-      assertThat(frame.length).isEqualTo(5 + length);
-      assertThat(frame[5]).as("message starts 08 01").isEqualTo((byte) 0x08);
-      assertThat(frame[6]).isEqualTo((byte) 0x01);
-      RelayInfo info = RelayInfo.parseFrom(ByteString.copyFrom(frame, 5, length));
+      RelayInfo info = CurlSmoke.getRelayInfo(f.server.port());
       assertThat(info.getContractMarker()).isEqualTo(MARKER);
-      assertThat(trace).as("trailers carry grpc-status 0").containsPattern("(?m)^< grpc-status: 0\\r?$");
-    } finally {
-      try (var files = Files.list(dir)) {
-        for (Path file : files.toList()) {
-          Files.deleteIfExists(file);
-        }
-      }
-      Files.deleteIfExists(dir);
     }
-  }
-
-  private static boolean curlHasHttp2(Path curl) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(curl.toString(), "--version").redirectErrorStream(true).start();
-    String version = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    return p.waitFor(5, TimeUnit.SECONDS) && p.exitValue() == 0 && version.matches("(?s).*Features:[^\\n]*\\bHTTP2\\b.*");
   }
 
   /** GetRelayInfo with raw bytes in both directions (the exact request bytes go on the wire). */
