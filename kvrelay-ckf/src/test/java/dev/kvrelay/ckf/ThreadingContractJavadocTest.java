@@ -85,6 +85,7 @@ class ThreadingContractJavadocTest {
     "../kvrelay-grpc/src/main/java/dev/kvrelay/grpc/server",
     "../kvrelay-grpc/src/main/java/dev/kvrelay/grpc/client",
     "../kvrelay-launcher/src/main/java/dev/kvrelay/launcher",
+    "../kvrelay-spi-discovery/kvrelay-discovery-file/src/main/java/dev/kvrelay/discovery/file",
   })
   void firstJavadocSentenceOfEveryTypeStatesItsThreadingContract(String dir) throws IOException {
     assertThat(violations(Path.of(dir))).isEmpty();
