@@ -98,6 +98,7 @@ public final class FileDiscovery implements DiscoveryBackend {
   private final List<FileKvRegistration> registrations = new CopyOnWriteArrayList<>();
   private final Object lifecycle = new Object();
   private volatile boolean closed;
+  private volatile @Nullable CountDownLatch pumpGate;
 
   private final AtomicLong liveRecords = new AtomicLong();
   private final AtomicLong badFiles = new AtomicLong();
@@ -397,10 +398,14 @@ public final class FileDiscovery implements DiscoveryBackend {
     }
   }
 
-  /** Blocks the scanner until the returned handle is closed (tests that make the event queue overflow). */
+  /**
+   * Blocks the scanner, and the event pump after the key it may be taking, until the returned handle is closed;
+   * events then pile up in the JDK's watch keys (tests that make them overflow).
+   */
   AutoCloseable pauseScanner() throws InterruptedException {
     CountDownLatch paused = new CountDownLatch(1);
     CountDownLatch resume = new CountDownLatch(1);
+    pumpGate = resume;
     inbox.add(() -> {
       paused.countDown();
       try {
@@ -412,7 +417,10 @@ public final class FileDiscovery implements DiscoveryBackend {
     if (!paused.await(30, TimeUnit.SECONDS)) {
       throw new IllegalStateException("scanner did not pause within 30 s");
     }
-    return resume::countDown;
+    return () -> {
+      pumpGate = null;
+      resume.countDown();
+    };
   }
 
   // ---- the event pump thread ----
@@ -421,6 +429,10 @@ public final class FileDiscovery implements DiscoveryBackend {
     while (true) {
       WatchKey key;
       try {
+        CountDownLatch gate = pumpGate;
+        if (gate != null) {
+          gate.await();
+        }
         key = ws.take();
       } catch (ClosedWatchServiceException | InterruptedException e) {
         return;

@@ -246,6 +246,8 @@ public final class FileKvRegistration implements AutoCloseable {
     Path target = dir.resolve(KeyFileNames.encode(key.path()));
     Path temp = writeTemp(dir, value);
     try {
+      // the published file carries the temp file's inode, so its mtime comes from this registration's clock
+      Files.setLastModifiedTime(temp, FileTime.from(clock.instant()));
       if (create) {
         try {
           Files.createLink(target, temp);
