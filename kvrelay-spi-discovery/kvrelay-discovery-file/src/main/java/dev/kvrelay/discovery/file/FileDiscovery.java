@@ -9,6 +9,7 @@ import dev.kvrelay.api.json.JsonLimits;
 import dev.kvrelay.spi.discovery.DiscoveryBackend;
 import dev.kvrelay.spi.discovery.DiscoveryCodec;
 import dev.kvrelay.spi.discovery.DiscoveryDecodeException;
+import dev.kvrelay.spi.discovery.DiscoveryDiff;
 import dev.kvrelay.spi.discovery.DiscoveryException;
 import dev.kvrelay.spi.discovery.DiscoveryKey;
 import dev.kvrelay.spi.discovery.DiscoveryKind;
@@ -62,7 +63,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Changes are seen through a {@link WatchService} on each bucket directory (an event makes the scanner re-read
  * that file) and through a full rescan every TTL/3, after an {@code OVERFLOW} and before each new watch's
- * snapshot, diffed into upserts and removals; expiry by mtime is also checked at each known file's deadline. Each
+ * snapshot, diffed with {@link DiscoveryDiff} into upserts and removals; expiry by mtime is also checked at each known file's deadline. Each
  * watch delivers on its own thread, in the order the scanner saw the changes. A bad file (a name that is no key,
  * invalid JSON, a value that does not match its key, not a regular file, too large) is counted once per version,
  * logged, reported through {@link DiscoveryListener#onError}, and changes nothing: a record already known for the
@@ -116,6 +117,7 @@ public final class FileDiscovery implements DiscoveryBackend {
   private final EnumSet<DiscoveryKind> watchedKinds = EnumSet.noneOf(DiscoveryKind.class);
   private final Set<Path> unusableDirs = new HashSet<>();
   private final Set<Path> unreadable = new HashSet<>();
+  private boolean batching;
 
   /** Not thread-safe: confined to the scanner thread; a known record and the file version it was read from. */
   private static final class Live {
@@ -490,14 +492,14 @@ public final class FileDiscovery implements DiscoveryBackend {
     long now = clock.millis();
     List<Live> due = new ArrayList<>();
     for (Live l : live.values()) {
-      if (l.version.mtime().toMillis() + ttlMillis <= now) {
+      if (l.version.mtime().toMillis() + ttlMillis < now) {
         due.add(l);
       }
     }
     for (Live l : due) {
       refreshFile(l.file, l.record.key().kind());
       Live after = live.get(l.record.key());
-      if (after == l && l.version.mtime().toMillis() + ttlMillis <= clock.millis()) {
+      if (after == l && l.version.mtime().toMillis() + ttlMillis < clock.millis()) {
         // still not seen refreshed (e.g. it cannot be stat'ed): past its deadline it counts as gone
         gone(l.file, l.record.key().kind(), true);
       }
@@ -542,11 +544,36 @@ public final class FileDiscovery implements DiscoveryBackend {
     }
   }
 
+  /**
+   * Re-reads every bucket directory, then reports the {@link DiscoveryDiff} between the records known before and
+   * after (so several changes to one key within a rescan are one upsert or removal).
+   */
   private void rescanAll() {
     rescans.incrementAndGet();
-    for (DiscoveryKind kind : DiscoveryKind.values()) {
-      rescan(kind);
+    Map<DiscoveryKey, DiscoveryRecord> before = knownRecords();
+    batching = true;
+    try {
+      for (DiscoveryKind kind : DiscoveryKind.values()) {
+        rescan(kind);
+      }
+    } finally {
+      batching = false;
     }
+    DiscoveryDiff diff = DiscoveryDiff.between(before, new ArrayList<>(knownRecords().values()));
+    for (DiscoveryRecord r : diff.upserted()) {
+      emit(r.key(), l -> l.onUpserted(r));
+    }
+    for (DiscoveryKey k : diff.removed()) {
+      emit(k, l -> l.onRemoved(k));
+    }
+  }
+
+  private Map<DiscoveryKey, DiscoveryRecord> knownRecords() {
+    Map<DiscoveryKey, DiscoveryRecord> out = new HashMap<>();
+    for (Map.Entry<DiscoveryKey, Live> e : live.entrySet()) {
+      out.put(e.getKey(), e.getValue().record);
+    }
+    return out;
   }
 
   private void rescan(DiscoveryKind kind) {
@@ -748,6 +775,9 @@ public final class FileDiscovery implements DiscoveryBackend {
   }
 
   private void emit(DiscoveryKey key, Consumer<DiscoveryListener> call) {
+    if (batching) {
+      return; // the rescan reports its diff at the end
+    }
     for (Iterator<FileWatch> it = watches.iterator(); it.hasNext(); ) {
       FileWatch w = it.next();
       if (w.scope().matches(key)) {

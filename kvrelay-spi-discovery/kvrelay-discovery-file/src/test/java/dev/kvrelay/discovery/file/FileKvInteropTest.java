@@ -113,9 +113,12 @@ class FileKvInteropTest {
       assertThat(l.payloads("removed")).contains(endpointA, modelA, endpointB, modelB);
 
       // the relay's own files are refreshed (they outlive several TTLs) and vanish with its registration
-      Thread.sleep(TTL.multipliedBy(2).toMillis()); // let two TTLs pass; the assertion is that nothing expired
+      // three more keep-alive rounds (1 s apart at this TTL) span more than a TTL: the relay's record must not expire
+      long rounds = own.stats().refreshes();
+      long expiredBefore3 = discovery.stats().expired();
+      awaitTrue("three keep-alive rounds", () -> own.stats().refreshes() >= rounds + 3);
       assertThat(l.view()).containsKey(relay.key());
-      assertThat(own.stats().refreshes()).isGreaterThan(0);
+      assertThat(discovery.stats().expired()).isEqualTo(expiredBefore3);
       own.close();
       l.await(WAIT, "the relay's endpoint to be removed", x -> !x.view().containsKey(relay.key()));
       assertThat(own.fileOf(relay.key())).doesNotExist();
