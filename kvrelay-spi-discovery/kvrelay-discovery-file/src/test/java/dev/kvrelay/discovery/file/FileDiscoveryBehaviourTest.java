@@ -113,13 +113,16 @@ class FileDiscoveryBehaviourTest {
       // With the scanner blocked, far more events pile up on one directory than a WatchKey holds (512 in the JDK),
       // so the JDK replaces them with OVERFLOW; the rescan must find every change anyway.
       List<EndpointRecord> many = new ArrayList<>();
-      try (AutoCloseable paused = d.pauseScanner()) {
+      AutoCloseable paused = d.pauseScanner();
+      try {
         for (int i = 0; i < 700; i++) {
           EndpointRecord r = endpoint("team-a", "backend", "generate", i + 1, "h:" + i + "/generate");
           many.add(r);
           write(r, System.currentTimeMillis());
         }
         Files.delete(doomedFile);
+      } finally {
+        paused.close();
       }
       l.awaitView(WAIT, byKey(many));
       assertThat(d.stats().overflows()).isGreaterThanOrEqualTo(1);

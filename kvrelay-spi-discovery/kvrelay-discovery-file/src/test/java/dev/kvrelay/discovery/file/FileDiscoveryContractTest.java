@@ -63,10 +63,15 @@ class FileDiscoveryContractTest extends DiscoveryBackendContract {
       }
 
       @Override
-      public void close() throws Exception {
+      public void close() throws java.io.IOException {
         backend.close();
-        worker.shutdown();
-        worker.close();
+        try {
+          worker.shutdown();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        } finally {
+          worker.close();
+        }
       }
     };
   }

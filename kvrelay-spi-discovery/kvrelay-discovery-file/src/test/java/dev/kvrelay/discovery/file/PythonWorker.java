@@ -134,11 +134,16 @@ final class PythonWorker implements AutoCloseable {
     }
   }
 
+  /** Kills the process if it still runs. */
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     if (process.isAlive()) {
       process.destroyForcibly();
-      process.waitFor(STEP_SECONDS, TimeUnit.SECONDS);
+      try {
+        process.waitFor(STEP_SECONDS, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }
