@@ -25,4 +25,16 @@ public interface EventListener {
    * @param publisherId the sending publisher when it could be read (envelope or ZMQ frame 1)
    */
   void onDecodeError(EventDecodeException error, OptionalLong publisherId);
+
+  /**
+   * The transport lost or may have lost messages of this subscription (a disconnect, a slow-consumer drop,
+   * a publisher's sequence gap); delivery goes on. Called on the delivery thread, in order with the
+   * messages: a fault is reported before the first message received after it.
+   *
+   * <p>The default ignores it; the plane has already counted and logged it. Recovery-driving listeners
+   * override it. Planes that cannot observe such losses (the in-memory plane) never call it.
+   *
+   * @param fault what happened
+   */
+  default void onFault(EventPlaneFault fault) {}
 }
