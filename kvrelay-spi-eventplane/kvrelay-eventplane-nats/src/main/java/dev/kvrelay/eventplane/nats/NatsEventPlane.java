@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -45,6 +46,8 @@ public final class NatsEventPlane implements EventPlane {
   private final Object lifecycle = new Object();
   private volatile @Nullable Connection connection;
   private volatile boolean closed;
+  /** True between a connection (or reconnection) and its loss: jnats repeats DISCONNECTED per failed attempt. */
+  private final AtomicBoolean up = new AtomicBoolean();
 
   final LongAdder disconnects = new LongAdder();
   final LongAdder reconnects = new LongAdder();
@@ -95,6 +98,7 @@ public final class NatsEventPlane implements EventPlane {
     }
     try {
       connection = Nats.connect(b.build());
+      up.set(true);
     } catch (AuthenticationException e) {
       throw new EventPlaneException(EventPlaneException.Kind.TRANSPORT_FAILURE,
           "NATS server " + settings.servers() + " refused the credentials (" + auth + "): " + e.getMessage(), e);
@@ -195,6 +199,10 @@ public final class NatsEventPlane implements EventPlane {
     }
     switch (event) {
       case DISCONNECTED -> {
+        if (!up.compareAndSet(true, false)) {
+          LOG.debug("NATS reconnect attempt to {} failed; retrying", server(c));
+          return;
+        }
         disconnects.increment();
         String server = server(c);
         LOG.warn("NATS connection to {} lost; messages published until it is back are lost to {} subscriptions; "
@@ -203,6 +211,7 @@ public final class NatsEventPlane implements EventPlane {
         broadcast(new EventPlaneFault.Disconnected(server));
       }
       case RECONNECTED -> {
+        up.set(true);
         reconnects.increment();
         String server = server(c);
         LOG.warn("NATS connection to {} re-established; {} subscriptions re-sent", server, subscriptions.size());
@@ -232,8 +241,13 @@ public final class NatsEventPlane implements EventPlane {
 
     @Override
     public void exceptionOccurred(Connection conn, Exception exp) {
-      if (!closed) {
+      if (closed) {
+        return;
+      }
+      if (up.get()) {
         LOG.warn("NATS connection exception: {}", exp.toString());
+      } else {
+        LOG.debug("NATS connection exception while reconnecting: {}", exp.toString());
       }
     }
 

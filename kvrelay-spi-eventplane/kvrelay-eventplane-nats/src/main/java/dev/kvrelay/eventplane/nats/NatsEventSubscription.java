@@ -105,6 +105,16 @@ final class NatsEventSubscription implements EventSubscription {
     // Every publisher of the subject is received; nothing to undo.
   }
 
+  /** Messages NATS dropped for this subscription so far (read live from jnats; for diagnostics and tests). */
+  long transportDropped() {
+    return subscription.getDroppedCount();
+  }
+
+  /** Messages waiting in this subscription's pending queue (read live from jnats). */
+  long transportPending() {
+    return subscription.getPendingMessageCount();
+  }
+
   void enqueueFault(EventPlaneFault fault) {
     if (!closed) {
       faults.add(fault);
