@@ -194,8 +194,8 @@ public final class NatsEventPlane implements EventPlane {
   }
 
   private void onConnectionEvent(Connection c, ConnectionListener.Events event) {
-    if (closed) {
-      return;
+    if (closed || connection == null) {
+      return; // closing, or a failed first connection (open reports it)
     }
     switch (event) {
       case DISCONNECTED -> {
@@ -236,6 +236,10 @@ public final class NatsEventPlane implements EventPlane {
   private final class Errors implements ErrorListener {
     @Override
     public void errorOccurred(Connection conn, String error) {
+      if (connection == null) {
+        LOG.debug("NATS server error while connecting: {}", error); // open reports it
+        return;
+      }
       LOG.warn("NATS server error: {}", error);
     }
 
