@@ -1,9 +1,12 @@
 package dev.kvrelay.eventplane.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.EventScope;
+import dev.kvrelay.spi.eventplane.ChannelLocator;
+import dev.kvrelay.spi.eventplane.EventPlaneException;
 import dev.kvrelay.spi.eventplane.EventSubscription;
 import dev.kvrelay.spi.eventplane.EventTopics;
 import java.nio.file.Path;
@@ -98,6 +101,24 @@ class PythonPublisherInteropTest {
       RawPublisher.publish(server, SCOPE.subject(EventTopics.KV_EVENTS), EventTopics.KV_EVENTS, 2, 2, 0, 1, "");
       r.awaitEvents(1, Duration.ofSeconds(20));
       assertThat(r.calls()).as("the kv_metrics messages never reach the kv-events subscription").hasSize(1);
+    }
+  }
+
+  @Test
+  void channelsThisPlaneCannotReceiveAreRefused() throws Exception {
+    try (NatsEventPlane plane = plane()) {
+      EventSubscription s = plane.subscribe(SCOPE, EventTopics.KV_EVENTS, new Recording());
+      s.connect(new ChannelLocator.Nats("namespace.dynamo.component.backend.endpoint.generate")); // accepted
+      assertThatThrownBy(() -> s.connect(new ChannelLocator.Nats("namespace.dynamo.component.other.endpoint.generate")))
+          .isInstanceOfSatisfying(EventPlaneException.class,
+              e -> assertThat(e.kind()).isEqualTo(EventPlaneException.Kind.INVALID_ARGUMENT));
+      assertThatThrownBy(() -> s.connect(new ChannelLocator.Zmq(1, "tcp://127.0.0.1:5555")))
+          .isInstanceOfSatisfying(EventPlaneException.class,
+              e -> assertThat(e.kind()).isEqualTo(EventPlaneException.Kind.UNSUPPORTED_CHANNEL));
+      s.close();
+      assertThatThrownBy(() -> s.connect(new ChannelLocator.Nats(SCOPE.subjectPrefix())))
+          .isInstanceOfSatisfying(EventPlaneException.class,
+              e -> assertThat(e.kind()).isEqualTo(EventPlaneException.Kind.CLOSED));
     }
   }
 }
