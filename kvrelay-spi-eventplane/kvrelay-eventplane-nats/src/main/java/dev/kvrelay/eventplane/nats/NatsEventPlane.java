@@ -83,6 +83,8 @@ public final class NatsEventPlane implements EventPlane {
         .connectionName("kvrelay-eventplane")
         .connectionTimeout(settings.connectTimeout())
         .maxReconnects(-1)
+        .pingInterval(settings.pingInterval())
+        .maxPingsOut(2)
         .reconnectDelayHandler(settings::reconnectWait)
         .connectionListener(this::onConnectionEvent)
         .errorListener(new Errors());

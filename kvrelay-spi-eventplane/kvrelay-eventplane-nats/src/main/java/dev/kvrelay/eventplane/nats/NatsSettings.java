@@ -29,6 +29,8 @@ import java.util.Optional;
  * @param publisherCapacity publishers whose sequence each subscription remembers
  *     ({@link PublisherSequences})
  * @param faultPollInterval the longest a connection fault waits for an idle delivery thread
+ * @param pingInterval how often the client pings the server; two unanswered pings count as a lost
+ *     connection (detects a silently dead server or network path)
  */
 public record NatsSettings(
     List<String> servers,
@@ -39,7 +41,8 @@ public record NatsSettings(
     long pendingMessageLimit,
     long pendingByteLimit,
     int publisherCapacity,
-    Duration faultPollInterval) {
+    Duration faultPollInterval,
+    Duration pingInterval) {
 
   /** The server address name. */
   public static final String NATS_SERVER = "NATS_SERVER";
@@ -69,6 +72,7 @@ public record NatsSettings(
     requirePositive(reconnectInitialWait, "reconnectInitialWait");
     requirePositive(reconnectMaxWait, "reconnectMaxWait");
     requirePositive(faultPollInterval, "faultPollInterval");
+    requirePositive(pingInterval, "pingInterval");
     if (reconnectMaxWait.compareTo(reconnectInitialWait) < 0) {
       throw new IllegalArgumentException("reconnectMaxWait " + reconnectMaxWait + " is below reconnectInitialWait "
           + reconnectInitialWait);
@@ -81,7 +85,7 @@ public record NatsSettings(
   /** Defaults for everything but the servers and the credentials. */
   public static NatsSettings of(List<String> servers, NatsAuth auth) {
     return new NatsSettings(servers, auth, Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofSeconds(5),
-        524_288, 64L << 20, PublisherSequences.DEFAULT_CAPACITY, Duration.ofMillis(50));
+        524_288, 64L << 20, PublisherSequences.DEFAULT_CAPACITY, Duration.ofMillis(50), Duration.ofSeconds(10));
   }
 
   /**
@@ -150,13 +154,19 @@ public record NatsSettings(
   /** The same settings with other pending limits. */
   public NatsSettings withPendingLimits(long messages, long bytes) {
     return new NatsSettings(servers, auth, connectTimeout, reconnectInitialWait, reconnectMaxWait, messages, bytes,
-        publisherCapacity, faultPollInterval);
+        publisherCapacity, faultPollInterval, pingInterval);
   }
 
   /** The same settings with another reconnect backoff. */
   public NatsSettings withReconnectWait(Duration initial, Duration max) {
     return new NatsSettings(servers, auth, connectTimeout, initial, max, pendingMessageLimit, pendingByteLimit,
-        publisherCapacity, faultPollInterval);
+        publisherCapacity, faultPollInterval, pingInterval);
+  }
+
+  /** The same settings with another ping interval. */
+  public NatsSettings withPingInterval(Duration interval) {
+    return new NatsSettings(servers, auth, connectTimeout, reconnectInitialWait, reconnectMaxWait, pendingMessageLimit,
+        pendingByteLimit, publisherCapacity, faultPollInterval, interval);
   }
 
   /**

@@ -162,4 +162,33 @@ class NatsFaultsTest {
       assertThat(plane.stats().missingMessages()).isEqualTo(dropped);
     }
   }
+
+  @Test
+  void aSilentlyFrozenServerIsDetectedByPingsAndReported() throws Exception {
+    List<byte[]> bytes = RawPublisher.dump(EventTopics.KV_EVENTS, PUBLISHER, WORKER, 0, 20);
+    try (NatsServer server = NatsServer.start(dir);
+        NatsEventPlane plane = NatsEventPlane.open(NatsSettings.of(List.of(server.url()), NatsSettings.DEFAULT_AUTH)
+            .withPingInterval(Duration.ofMillis(200))
+            .withReconnectWait(Duration.ofMillis(50), Duration.ofMillis(200)))) {
+      Recording r = new Recording();
+      plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r);
+      try (Connection c = publisher(server)) {
+        publish(c, bytes, 0, 10);
+      }
+      r.awaitEvents(10, WAIT);
+      server.freeze(); // no TCP reset: only unanswered pings reveal it
+      r.await("a Disconnected fault", WAIT,
+          () -> r.faults().stream().anyMatch(f -> f instanceof EventPlaneFault.Disconnected));
+      assertThat(plane.stats().disconnects()).isEqualTo(1);
+      server.thaw();
+      r.await("a Reconnected fault", WAIT,
+          () -> r.faults().stream().anyMatch(f -> f instanceof EventPlaneFault.Reconnected));
+      try (Connection c = publisher(server)) {
+        publish(c, bytes, 15, 20);
+      }
+      r.await("the later messages", WAIT, () -> r.events().size() == 15);
+      assertThat(r.faults()).contains(new EventPlaneFault.SequenceGap(PUBLISHER, 10, 15));
+      assertThat(r.events().get(14).event()).isEqualTo(RawPublisher.routerEvent(19, WORKER));
+    }
+  }
 }

@@ -111,10 +111,31 @@ final class NatsServer implements AutoCloseable {
     }
   }
 
+  /** Freezes the server (SIGSTOP): connections stay open but nothing answers, like a silently dead host. */
+  void freeze() throws IOException, InterruptedException {
+    signal("STOP");
+  }
+
+  /** Resumes a frozen server (SIGCONT). */
+  void thaw() throws IOException, InterruptedException {
+    signal("CONT");
+  }
+
+  private void signal(String name) throws IOException, InterruptedException {
+    Process p = java.util.Objects.requireNonNull(process, "not started");
+    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(p.pid())).inheritIO().start();
+    if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      throw new IllegalStateException("kill -" + name + " failed");
+    }
+  }
+
   /** Kills the server (SIGKILL: no goodbye to clients) and waits for it to exit. */
-  void kill() throws InterruptedException {
+  void kill() throws IOException, InterruptedException {
     Process p = process;
     if (p != null) {
+      if (p.isAlive()) {
+        signal("CONT"); // a frozen process must be able to die
+      }
       p.destroyForcibly();
       if (!p.waitFor(20, TimeUnit.SECONDS)) {
         throw new IllegalStateException("nats-server did not die");
@@ -123,7 +144,13 @@ final class NatsServer implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
-    kill();
+  public void close() {
+    try {
+      kill();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 }

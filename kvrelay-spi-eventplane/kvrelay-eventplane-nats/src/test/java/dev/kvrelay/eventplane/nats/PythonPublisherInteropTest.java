@@ -55,6 +55,7 @@ class PythonPublisherInteropTest {
     try (NatsEventPlane plane = plane()) {
       Recording r = new Recording();
       try (EventSubscription s = plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r)) {
+        assertThat(s.topic()).isEqualTo(EventTopics.KV_EVENTS);
         RawPublisher.publish(server, "namespace.dynamo.component.backend.endpoint.generate.kv-events",
             EventTopics.KV_EVENTS, PUBLISHER, WORKER, 0, n, "");
         r.awaitEvents(n, Duration.ofSeconds(30));
