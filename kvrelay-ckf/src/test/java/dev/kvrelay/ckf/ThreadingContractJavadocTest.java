@@ -70,6 +70,7 @@ class ThreadingContractJavadocTest {
     "../kvrelay-api/src/main/java/dev/kvrelay/api/plugin",
     "../kvrelay-api/src/main/java/dev/kvrelay/api/json",
     "../kvrelay-spi-eventplane/src/main/java/dev/kvrelay/spi/eventplane",
+    "../kvrelay-spi-eventplane/kvrelay-eventplane-nats/src/main/java/dev/kvrelay/eventplane/nats",
     "../kvrelay-spi-discovery/src/main/java/dev/kvrelay/spi/discovery",
     "../kvrelay-spi-discovery/src/main/java/dev/kvrelay/spi/discovery/sources",
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/membership",
