@@ -97,6 +97,8 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
   private final List<Watch> clusterWatches = new ArrayList<>();
   private int generation;
   private boolean recomputeScheduled;
+  private boolean sessionLive;
+  private final java.util.Set<String> hashWarned = new java.util.HashSet<>();
   private boolean resyncPending;
   private long retryDelayMs;
   private boolean noSliceWarned;
@@ -197,10 +199,7 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
         closedWatch -> post(() -> watches.remove(closedWatch)));
     Future<?> added;
     try {
-      added = state.submit(() -> {
-        watches.add(w);
-        deliver(w, false);
-      });
+      added = state.submit(() -> startWatch(w));
     } catch (RejectedExecutionException e) {
       w.close();
       throw closedException();
@@ -217,6 +216,29 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
       throw new DiscoveryException(DiscoveryException.Kind.UNAVAILABLE, "interrupted while starting a watch", e);
     }
     return w;
+  }
+
+  /**
+   * Relists before the new watch's snapshot, so that it holds every write acknowledged before {@link #watch}
+   * (the caches may lag by a debounce and by events in flight); existing watches get the diff as usual.
+   */
+  private void startWatch(KubeWatch w) {
+    watches.add(w);
+    generation++;
+    sessionLive = false;
+    stopClusterWatches();
+    try {
+      startSession();
+    } catch (RuntimeException e) {
+      watches.remove(w);
+      sessionLive = false;
+      resyncPending = true;
+      retryDelayMs = options.retryMin().toMillis();
+      LOG.warn("kubernetes discovery could not relist namespace {} for a new watch ({}); retrying", namespace,
+          describe(e));
+      schedule(this::resyncAttempt, retryDelayMs);
+      throw e;
+    }
   }
 
   private static DiscoveryException closedException() {
@@ -287,6 +309,7 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
     }
     clusterWatches.add(crOp().watch(at(crList.getMetadata().getResourceVersion()),
         new Forwarder<GenericKubernetesResource>(gen, KIND_CR, this::onCr)));
+    sessionLive = true;
     recompute();
   }
 
@@ -385,6 +408,8 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
     int mismatches = WorkerMetadataResource.hashMismatches(cr);
     if (mismatches > 0 && cr.currentDataValid()) {
       hashMismatches.addAndGet(mismatches);
+    }
+    if (mismatches > 0 && cr.currentDataValid() && hashWarned.add(cr.name() + "/" + cr.uid())) {
       LOG.warn("DynamoWorkerMetadata {}/{}: {} records carry an instance id other than hash(cr name) = {}; "
           + "the ids in spec.data are used", namespace, cr.name(), mismatches,
           Long.toHexString(InstanceIdHash.instanceId(cr.name())));
@@ -469,6 +494,7 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
       return;
     }
     generation++; // events of the lost session's other watches are now ignored
+    sessionLive = false;
     stopClusterWatches();
     watchInterruptions.incrementAndGet();
     boolean gone = cause != null && cause.isHttpGone();
@@ -533,7 +559,7 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
     recomputeScheduled = true;
     schedule(() -> {
       recomputeScheduled = false;
-      if (!closed) {
+      if (!closed && sessionLive) { // a broken session's caches are stale: the relist recomputes
         recompute();
       }
     }, options.debounce().toMillis());
