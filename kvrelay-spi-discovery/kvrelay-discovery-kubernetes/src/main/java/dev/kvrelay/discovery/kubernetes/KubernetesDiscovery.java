@@ -75,9 +75,14 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
   private static final AtomicLong INSTANCES = new AtomicLong();
 
   /** The labels on the Services (and so their EndpointSlices) and Pods that take part in discovery. */
-  public static final Map<String, String> DISCOVERY_LABELS = Map.of(
-      "nvidia.com/dynamo-discovery-backend", "kubernetes",
-      "nvidia.com/dynamo-discovery-enabled", "true");
+  public static final Map<String, String> DISCOVERY_LABELS = discoveryLabels();
+
+  private static Map<String, String> discoveryLabels() {
+    Map<String, String> labels = new java.util.LinkedHashMap<>(); // the seed's selector order
+    labels.put("nvidia.com/dynamo-discovery-backend", "kubernetes");
+    labels.put("nvidia.com/dynamo-discovery-enabled", "true");
+    return java.util.Collections.unmodifiableMap(labels);
+  }
 
   private final KubernetesClient client;
   private final boolean ownsClient;
@@ -274,18 +279,20 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
     String readinessVersion;
     if (options.mode() == ReadinessMode.POD) {
       EndpointSliceList list = sliceOp().list();
+      Map<String, EndpointSlice> before = new HashMap<>(slices);
       slices.clear();
       for (EndpointSlice s : list.getItems()) {
         slices.put(s.getMetadata().getName(), s);
-        countSliceWithoutUid(s);
+        countSliceWithoutUid(s, before.get(s.getMetadata().getName()));
       }
       readinessVersion = list.getMetadata().getResourceVersion();
     } else {
       PodList list = podOp().list();
+      Map<String, Pod> before = new HashMap<>(pods);
       pods.clear();
       for (Pod p : list.getItems()) {
         pods.put(p.getMetadata().getName(), p);
-        countPodWithoutUid(p);
+        countPodWithoutUid(p, before.get(p.getMetadata().getName()));
       }
       readinessVersion = list.getMetadata().getResourceVersion();
     }
@@ -364,8 +371,7 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
     if (action == Watcher.Action.DELETED) {
       slices.remove(s.getMetadata().getName());
     } else {
-      slices.put(s.getMetadata().getName(), s);
-      countSliceWithoutUid(s);
+      countSliceWithoutUid(s, slices.put(s.getMetadata().getName(), s));
     }
   }
 
@@ -373,8 +379,7 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
     if (action == Watcher.Action.DELETED) {
       pods.remove(p.getMetadata().getName());
     } else {
-      pods.put(p.getMetadata().getName(), p);
-      countPodWithoutUid(p);
+      countPodWithoutUid(p, pods.put(p.getMetadata().getName(), p));
     }
   }
 
@@ -423,7 +428,17 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
     }
   }
 
-  private void countSliceWithoutUid(EndpointSlice s) {
+  private static boolean sameVersion(io.fabric8.kubernetes.api.model.HasMetadata now,
+      io.fabric8.kubernetes.api.model.@Nullable HasMetadata before) {
+    return before != null && Objects.equals(before.getMetadata().getUid(), now.getMetadata().getUid())
+        && Objects.equals(before.getMetadata().getResourceVersion(), now.getMetadata().getResourceVersion());
+  }
+
+  /** Counts and logs the ready endpoints of a new slice version that have no Pod uid. */
+  private void countSliceWithoutUid(EndpointSlice s, @Nullable EndpointSlice before) {
+    if (sameVersion(s, before)) {
+      return;
+    }
     int n = 0;
     for (Endpoint e : nonNull(s.getEndpoints())) {
       if (isReady(e) && podUid(e) == null) {
@@ -437,7 +452,10 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
     }
   }
 
-  private void countPodWithoutUid(Pod p) {
+  private void countPodWithoutUid(Pod p, @Nullable Pod before) {
+    if (sameVersion(p, before)) {
+      return;
+    }
     String uid = p.getMetadata().getUid();
     if (uid == null || uid.isEmpty()) {
       readyWithoutUid.incrementAndGet();

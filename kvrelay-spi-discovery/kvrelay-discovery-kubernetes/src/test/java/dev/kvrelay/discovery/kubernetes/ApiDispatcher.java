@@ -59,7 +59,7 @@ final class ApiDispatcher extends Dispatcher {
   private final AtomicReference<@Nullable GoneArm> gone = new AtomicReference<>();
 
   /** Immutable and thread-safe: an armed 410 for the next watch of resources whose path contains {@code pathPart}. */
-  private record GoneArm(String pathPart, Runnable beforeAnswer) {}
+  private record GoneArm(String pathPart, List<Call> beforeAnswer) {}
 
   /** The requests so far. */
   List<Call> calls() {
@@ -73,9 +73,10 @@ final class ApiDispatcher extends Dispatcher {
 
   /**
    * Arms a 410 for the next watch whose path contains {@code pathPart} (e.g. {@code /dynamoworkermetadatas});
-   * {@code beforeAnswer} runs first (to change the store while the watcher's version expires).
+   * the requests {@code beforeAnswer} are applied to the store first, in process (the dispatcher runs on
+   * the server's event loop, so it must not wait for HTTP), to change it while the watcher's version expires.
    */
-  void armGone(String pathPart, Runnable beforeAnswer) {
+  void armGone(String pathPart, List<Call> beforeAnswer) {
     gone.set(new GoneArm(pathPart, beforeAnswer));
   }
 
@@ -93,7 +94,11 @@ final class ApiDispatcher extends Dispatcher {
     GoneArm arm = gone.get();
     if (arm != null && call.method().equals("GET") && call.query().contains("watch=true")
         && call.resourcePath().contains(arm.pathPart()) && gone.compareAndSet(arm, null)) {
-      arm.beforeAnswer().run();
+      for (Call c : arm.beforeAnswer()) {
+        crud.dispatch(new RecordedRequest("HTTP/1.1", HttpMethod.valueOf(c.method()), c.path(),
+            Headers.builder().add("Content-Type", "application/json").build(),
+            new Buffer(c.body().getBytes(StandardCharsets.UTF_8))));
+      }
       return new MockResponse().withWebSocketUpgrade(new WebSocketListener() {
         @Override
         public void onOpen(WebSocket webSocket, Response response) {

@@ -94,6 +94,34 @@ final class MockCluster implements AutoCloseable {
         .createOr(NonDeletingOperation::update);
   }
 
+  /** The request that creates an EndpointSlice, for {@link ApiDispatcher#armGone}. */
+  ApiDispatcher.Call createSliceCall(String name, List<SliceEndpoint> endpoints) {
+    putSlice(name, endpoints, null);
+    EndpointSlice slice = writer.discovery().v1().endpointSlices().inNamespace(NAMESPACE).withName(name).get();
+    deleteSlice(name);
+    slice.getMetadata().setResourceVersion(null);
+    slice.getMetadata().setUid(null);
+    return new ApiDispatcher.Call("POST", "/apis/discovery.k8s.io/v1/namespaces/" + NAMESPACE + "/endpointslices",
+        "application/json", writer.getKubernetesSerialization().asJson(slice));
+  }
+
+  /** The request that creates a CR, for {@link ApiDispatcher#armGone}. */
+  ApiDispatcher.Call createCrCall(String name, String ownerUid, String specDataJson) {
+    putCr(name, ownerUid, specDataJson);
+    GenericKubernetesResource cr = getCr(name);
+    deleteCr(name);
+    cr.getMetadata().setResourceVersion(null);
+    cr.getMetadata().setUid(null);
+    return new ApiDispatcher.Call("POST", "/apis/nvidia.com/v1alpha1/namespaces/" + NAMESPACE + "/dynamoworkermetadatas",
+        "application/json", writer.getKubernetesSerialization().asJson(cr));
+  }
+
+  /** The request that deletes a CR, for {@link ApiDispatcher#armGone}. */
+  static ApiDispatcher.Call deleteCrCall(String name) {
+    return new ApiDispatcher.Call("DELETE",
+        "/apis/nvidia.com/v1alpha1/namespaces/" + NAMESPACE + "/dynamoworkermetadatas/" + name, null, "");
+  }
+
   void deleteSlice(String name) {
     writer.discovery().v1().endpointSlices().inNamespace(NAMESPACE).withName(name).delete();
   }
