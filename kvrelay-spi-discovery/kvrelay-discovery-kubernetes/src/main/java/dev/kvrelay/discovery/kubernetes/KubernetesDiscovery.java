@@ -12,6 +12,7 @@ import dev.kvrelay.spi.discovery.DiscoveryWatch;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ListOptions;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReference;
@@ -63,8 +64,9 @@ import org.slf4j.LoggerFactory;
  * and reported through {@code onError}.
  *
  * <p>Any lost watch (disconnect, server close, {@code 410 Gone}) is reported as {@code WATCH_INTERRUPTED};
- * the backend relists everything (retrying with doubling delays), restarts the watches at the new resource
- * versions and delivers {@code onResync} with the full state. fabric8's own silent watch reconnect is off
+ * the backend relists both resources (retrying with doubling delays), reopens the lost watch at the new
+ * resource version and delivers {@code onResync} with the full state. Each new {@link #watch} also relists
+ * first, so its snapshot holds every write acknowledged before the call. fabric8's own silent watch reconnect is off
  * ({@link #clientConfig}), because a resumed watch can miss deletions that happened while it was away.
  *
  * <p>Writing: {@link #register} server-side applies the relay's own CR (whole {@code spec.data}, an
@@ -99,8 +101,11 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
   private Map<String, WorkerCr> crs = new HashMap<>();
   private Map<DiscoveryKey, DiscoveryRecord> current = Map.of();
   private final List<KubeWatch> watches = new ArrayList<>();
-  private final List<Watch> clusterWatches = new ArrayList<>();
-  private int generation;
+  private @Nullable Watch readinessWatch;
+  private @Nullable Watch crWatch;
+  private int readinessGen;
+  private int crGen;
+  private boolean resyncScheduled;
   private boolean recomputeScheduled;
   private boolean sessionLive;
   private final java.util.Set<String> hashWarned = new java.util.HashSet<>();
@@ -160,7 +165,7 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
     KubernetesDiscovery d = new KubernetesDiscovery(client, ownsClient, options);
     try {
       d.state.submit(() -> {
-        d.startSession();
+        d.relist();
         return null;
       }).get();
     } catch (ExecutionException e) {
@@ -225,23 +230,16 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
 
   /**
    * Relists before the new watch's snapshot, so that it holds every write acknowledged before {@link #watch}
-   * (the caches may lag by a debounce and by events in flight); existing watches get the diff as usual.
+   * (the caches may lag by a debounce and by events in flight); existing watches get the diff as usual. The
+   * running cluster watches go on (closing and reopening them per new watch would be wasteful).
    */
   private void startWatch(KubeWatch w) {
     watches.add(w);
-    generation++;
-    sessionLive = false;
-    stopClusterWatches();
     try {
-      startSession();
+      relist();
     } catch (RuntimeException e) {
       watches.remove(w);
-      sessionLive = false;
-      resyncPending = true;
-      retryDelayMs = options.retryMin().toMillis();
-      LOG.warn("kubernetes discovery could not relist namespace {} for a new watch ({}); retrying", namespace,
-          describe(e));
-      schedule(this::resyncAttempt, retryDelayMs);
+      sessionBroken("a relist for a new watch failed: " + describe(e), null, "relist");
       throw e;
     }
   }
@@ -274,8 +272,15 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
     return client.genericKubernetesResources(WorkerMetadataResource.CONTEXT).inNamespace(namespace);
   }
 
-  /** Lists everything, replaces the caches, starts watches at the listed versions and recomputes. */
-  private void startSession() {
+  /**
+   * Lists both resources, replaces the caches, (re)opens the watches that are not running at the listed
+   * versions and recomputes (a resync for every watch if one was lost).
+   *
+   * <p>A watch that kept running across the list may still deliver events older than the list; replaying an
+   * ordered suffix of one object's events over a newer snapshot converges to the same state, and an event
+   * whose numeric resource version is below the cached object's is skipped ({@link #isStale}).
+   */
+  private void relist() {
     String readinessVersion;
     if (options.mode() == ReadinessMode.POD) {
       EndpointSliceList list = sliceOp().list();
@@ -307,35 +312,41 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
     crs = fresh;
     relists.incrementAndGet();
 
-    int gen = ++generation;
-    if (options.mode() == ReadinessMode.POD) {
-      clusterWatches.add(sliceOp().watch(at(readinessVersion),
-          new Forwarder<EndpointSlice>(gen, "EndpointSlice", this::onSlice)));
-    } else {
-      clusterWatches.add(podOp().watch(at(readinessVersion), new Forwarder<Pod>(gen, "Pod", this::onPod)));
+    if (readinessWatch == null) {
+      int gen = ++readinessGen;
+      readinessWatch = options.mode() == ReadinessMode.POD
+          ? sliceOp().watch(at(readinessVersion), new Forwarder<EndpointSlice>(gen, true, "EndpointSlice", this::onSlice))
+          : podOp().watch(at(readinessVersion), new Forwarder<Pod>(gen, true, "Pod", this::onPod));
     }
-    clusterWatches.add(crOp().watch(at(crList.getMetadata().getResourceVersion()),
-        new Forwarder<GenericKubernetesResource>(gen, KIND_CR, this::onCr)));
+    if (crWatch == null) {
+      int gen = ++crGen;
+      crWatch = crOp().watch(at(crList.getMetadata().getResourceVersion()),
+          new Forwarder<GenericKubernetesResource>(gen, false, WorkerMetadataResource.KIND, this::onCr));
+    }
     sessionLive = true;
     recompute();
   }
-
-  private static final String KIND_CR = WorkerMetadataResource.KIND;
 
   private static ListOptions at(@Nullable String resourceVersion) {
     return new ListOptionsBuilder().withResourceVersion(resourceVersion).withAllowWatchBookmarks(true).build();
   }
 
-  /** Thread-safe: forwards one cluster watch's callbacks to the state thread, tagged with its session. */
+  /** Thread-safe: forwards one cluster watch's callbacks to the state thread, tagged with its generation. */
   private final class Forwarder<T> implements Watcher<T> {
     private final int gen;
+    private final boolean readiness;
     private final String what;
     private final BiConsumer<Action, T> apply;
 
-    Forwarder(int gen, String what, BiConsumer<Action, T> apply) {
+    Forwarder(int gen, boolean readiness, String what, BiConsumer<Action, T> apply) {
       this.gen = gen;
+      this.readiness = readiness;
       this.what = what;
       this.apply = apply;
+    }
+
+    private boolean current() {
+      return !closed && gen == (readiness ? readinessGen : crGen);
     }
 
     @Override
@@ -344,7 +355,7 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
         return;
       }
       post(() -> {
-        if (gen == generation && !closed) {
+        if (current()) {
           apply.accept(action, resource);
           scheduleRecompute();
         }
@@ -353,12 +364,16 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
 
     @Override
     public void onClose(WatcherException cause) {
-      post(() -> watchLost(gen, what, cause));
+      post(() -> {
+        if (current()) {
+          watchLost(readiness, what, cause);
+        }
+      });
     }
 
     @Override
     public void onClose() {
-      // closed by this backend (session change or close())
+      // closed by this backend (close())
     }
 
     @Override
@@ -367,7 +382,27 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
     }
   }
 
+  /**
+   * True if {@code event} is older than {@code cached} by numeric resource version (both parse as unsigned
+   * decimals, as etcd revisions do; otherwise nothing is skipped).
+   */
+  static boolean isStale(HasMetadata event, @Nullable HasMetadata cached) {
+    if (cached == null || !Objects.equals(event.getMetadata().getUid(), cached.getMetadata().getUid())) {
+      return false;
+    }
+    try {
+      return Long.compareUnsigned(Long.parseUnsignedLong(event.getMetadata().getResourceVersion()),
+          Long.parseUnsignedLong(cached.getMetadata().getResourceVersion())) < 0;
+    } catch (NumberFormatException | NullPointerException e) {
+      return false;
+    }
+  }
+
   private void onSlice(Watcher.Action action, EndpointSlice s) {
+    EndpointSlice cached = slices.get(s.getMetadata().getName());
+    if (isStale(s, cached)) {
+      return;
+    }
     if (action == Watcher.Action.DELETED) {
       slices.remove(s.getMetadata().getName());
     } else {
@@ -376,6 +411,9 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
   }
 
   private void onPod(Watcher.Action action, Pod p) {
+    if (isStale(p, pods.get(p.getMetadata().getName()))) {
+      return;
+    }
     if (action == Watcher.Action.DELETED) {
       pods.remove(p.getMetadata().getName());
     } else {
@@ -385,14 +423,26 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
 
   private void onCr(Watcher.Action action, GenericKubernetesResource item) {
     String crName = item.getMetadata().getName();
+    WorkerCr previous = crs.get(crName);
+    if (previous != null && previous.uid().equals(item.getMetadata().getUid())
+        && olderVersion(item.getMetadata().getResourceVersion(), previous.resourceVersion())) {
+      return;
+    }
     if (action == Watcher.Action.DELETED) {
       crs.remove(crName);
       return;
     }
-    WorkerCr previous = crs.get(crName);
     WorkerCr cr = WorkerMetadataResource.read(item, previous, client.getKubernetesSerialization());
     account(cr, previous);
     crs.put(crName, cr);
+  }
+
+  private static boolean olderVersion(@Nullable String event, String cached) {
+    try {
+      return event != null && Long.compareUnsigned(Long.parseUnsignedLong(event), Long.parseUnsignedLong(cached)) < 0;
+    } catch (NumberFormatException e) {
+      return false;
+    }
   }
 
   /** Counts, logs and reports what is wrong with a new CR version (once per resource version). */
@@ -507,19 +557,27 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
     return out;
   }
 
-  private void watchLost(int gen, String what, @Nullable WatcherException cause) {
-    if (gen != generation || closed) {
-      return;
+  private void watchLost(boolean readiness, String what, @Nullable WatcherException cause) {
+    if (readiness) {
+      readinessGen++; // its late events are ignored from now on
+      closeQuietly(readinessWatch);
+      readinessWatch = null;
+    } else {
+      crGen++;
+      closeQuietly(crWatch);
+      crWatch = null;
     }
-    generation++; // events of the lost session's other watches are now ignored
-    sessionLive = false;
-    stopClusterWatches();
     watchInterruptions.incrementAndGet();
     boolean gone = cause != null && cause.isHttpGone();
     if (gone) {
       goneRelists.incrementAndGet();
     }
-    String why = gone ? "410 Gone (resource version expired)" : describe(cause);
+    sessionBroken(gone ? "410 Gone (resource version expired)" : describe(cause), cause, what);
+  }
+
+  /** Reports the interruption to every watch and schedules the relist that ends with a resync. */
+  private void sessionBroken(String why, @Nullable Throwable cause, String what) {
+    sessionLive = false;
     LOG.warn("kubernetes discovery lost its {} watch in namespace {}: {}; relisting", what, namespace, why);
     DiscoveryException error = new DiscoveryException(DiscoveryException.Kind.WATCH_INTERRUPTED,
         "the " + what + " watch was lost (" + why + "); relisting", cause);
@@ -529,24 +587,29 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
       }
     }
     resyncPending = true;
-    retryDelayMs = options.retryMin().toMillis();
-    schedule(this::resyncAttempt, gone ? 0 : retryDelayMs);
+    if (!resyncScheduled) {
+      resyncScheduled = true;
+      retryDelayMs = options.retryMin().toMillis();
+      schedule(this::resyncAttempt, cause instanceof WatcherException && ((WatcherException) cause).isHttpGone()
+          ? 0 : retryDelayMs);
+    }
   }
 
   private void resyncAttempt() {
-    if (closed) {
+    resyncScheduled = false;
+    if (closed || (sessionLive && !resyncPending)) {
       return;
     }
     try {
-      startSession();
+      relist();
       LOG.info("kubernetes discovery relisted namespace {}: {} CRs, {} records", namespace, crs.size(),
           current.size());
     } catch (RuntimeException e) {
-      stopClusterWatches();
-      generation++;
+      sessionLive = false;
       retryDelayMs = Math.min(Math.max(1, retryDelayMs * 2), options.retryMax().toMillis());
       LOG.warn("kubernetes discovery relist in namespace {} failed ({}); retrying in {} ms", namespace,
           describe(e), retryDelayMs);
+      resyncScheduled = true;
       schedule(this::resyncAttempt, retryDelayMs);
     }
   }
@@ -560,14 +623,23 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
   }
 
   private void stopClusterWatches() {
-    for (Watch w : clusterWatches) {
-      try {
-        w.close();
-      } catch (RuntimeException e) {
-        LOG.debug("closing a cluster watch failed", e);
-      }
+    readinessGen++;
+    crGen++;
+    closeQuietly(readinessWatch);
+    closeQuietly(crWatch);
+    readinessWatch = null;
+    crWatch = null;
+  }
+
+  private static void closeQuietly(@Nullable Watch w) {
+    if (w == null) {
+      return;
     }
-    clusterWatches.clear();
+    try {
+      w.close();
+    } catch (RuntimeException e) {
+      LOG.debug("closing a cluster watch failed", e);
+    }
   }
 
   private void scheduleRecompute() {

@@ -30,7 +30,12 @@ import org.jspecify.annotations.Nullable;
 final class ApiDispatcher extends Dispatcher {
 
   /** Immutable and thread-safe: one recorded request. */
-  record Call(String method, String path, @Nullable String contentType, String body) {
+  record Call(String method, String path, @Nullable String contentType, String body, String client) {
+    /** A request to replay in process (no client). */
+    Call(String method, String path, @Nullable String contentType, String body) {
+      this(method, path, contentType, body, "");
+    }
+
     /** The path without the query. */
     String resourcePath() {
       int q = path.indexOf('?');
@@ -52,6 +57,9 @@ final class ApiDispatcher extends Dispatcher {
   private static final String GONE_EVENT = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\","
       + "\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource version: 1 (42)\","
       + "\"reason\":\"Expired\",\"code\":410}}";
+
+  /** The header by which the backend's client identifies itself (so its requests can be told from the writer's). */
+  static final String CLIENT_HEADER = "X-Kvrelay-Test-Client";
 
   private final KubernetesCrudDispatcher crud = new KubernetesCrudDispatcher(List.of(DWM));
   private final KubernetesSerialization serialization = new KubernetesSerialization();
@@ -89,7 +97,8 @@ final class ApiDispatcher extends Dispatcher {
   public MockResponse dispatch(RecordedRequest request) {
     String contentType = request.getHeader("Content-Type");
     String body = request.getBody() == null ? "" : request.getBody().readString(StandardCharsets.UTF_8);
-    Call call = new Call(request.getMethod(), request.getPath(), contentType, body);
+    String client = request.getHeader(CLIENT_HEADER);
+    Call call = new Call(request.getMethod(), request.getPath(), contentType, body, client == null ? "" : client);
     calls.add(call);
     GoneArm arm = gone.get();
     if (arm != null && call.method().equals("GET") && call.query().contains("watch=true")

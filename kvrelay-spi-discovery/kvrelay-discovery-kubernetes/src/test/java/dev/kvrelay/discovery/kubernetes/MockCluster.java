@@ -60,7 +60,10 @@ final class MockCluster implements AutoCloseable {
   /** A new client for a backend, through the proxy, with {@link KubernetesDiscovery#clientConfig}. */
   KubernetesClient backendClient() {
     Config base = new ConfigBuilder(writer.getConfiguration())
-        .withMasterUrl("http://127.0.0.1:" + proxy.port()).withNamespace(NAMESPACE).build();
+        .withMasterUrl("http://127.0.0.1:" + proxy.port()).withNamespace(NAMESPACE)
+        .withCustomHeaders(Map.of(ApiDispatcher.CLIENT_HEADER, "backend"))
+        .withRequestTimeout(30_000) // the loaded CI machine: the mock's first Jackson introspection can take seconds
+        .build();
     KubernetesClient c = new KubernetesClientBuilder().withConfig(KubernetesDiscovery.clientConfig(base)).build();
     clients.add(c);
     return c;
@@ -126,16 +129,24 @@ final class MockCluster implements AutoCloseable {
     writer.discovery().v1().endpointSlices().inNamespace(NAMESPACE).withName(name).delete();
   }
 
-  /** Creates or replaces a labelled Pod whose containers have the given readiness. */
-  void putPod(String name, String uid, Map<String, Boolean> containersReady) {
+  /**
+   * Creates or replaces a labelled Pod whose containers have the given readiness; returns its uid (the
+   * mock assigns one on creation, as the API server does).
+   */
+  String putPod(String name, Map<String, Boolean> containersReady) {
     List<ContainerStatus> statuses = new ArrayList<>();
     for (Map.Entry<String, Boolean> c : containersReady.entrySet()) {
       statuses.add(new ContainerStatusBuilder().withName(c.getKey()).withReady(c.getValue()).build());
     }
-    Pod pod = new PodBuilder().withNewMetadata().withName(name).withNamespace(NAMESPACE).withUid(uid)
+    Pod pod = new PodBuilder().withNewMetadata().withName(name).withNamespace(NAMESPACE)
         .withLabels(KubernetesDiscovery.DISCOVERY_LABELS).endMetadata()
         .withNewStatus().withContainerStatuses(statuses).endStatus().build();
-    writer.pods().inNamespace(NAMESPACE).resource(pod).createOr(NonDeletingOperation::update);
+    return writer.pods().inNamespace(NAMESPACE).resource(pod).createOr(NonDeletingOperation::update)
+        .getMetadata().getUid();
+  }
+
+  void deletePod(String name) {
+    writer.pods().inNamespace(NAMESPACE).withName(name).delete();
   }
 
   /**
@@ -143,6 +154,10 @@ final class MockCluster implements AutoCloseable {
    * {@code spec.data} (null: no {@code data} field).
    */
   void putCr(String name, String ownerUid, @Nullable String specDataJson) {
+    putCrWith(name, ownerUid, specDataJson, false);
+  }
+
+  private void putCrWith(String name, String ownerUid, @Nullable String specDataJson, boolean replaceOnly) {
     Map<String, Object> spec = new LinkedHashMap<>();
     if (specDataJson != null) {
       spec.put("data", writer.getKubernetesSerialization().unmarshal(specDataJson, Object.class));
@@ -154,8 +169,17 @@ final class MockCluster implements AutoCloseable {
         .addNewOwnerReference().withApiVersion("v1").withKind("Pod").withName(name).withUid(ownerUid)
         .withController(false).withBlockOwnerDeletion(false).endOwnerReference().build());
     cr.setAdditionalProperty("spec", spec);
-    writer.genericKubernetesResources(WorkerMetadataResource.CONTEXT).inNamespace(NAMESPACE).resource(cr)
-        .createOr(NonDeletingOperation::update);
+    if (replaceOnly) {
+      writer.genericKubernetesResources(WorkerMetadataResource.CONTEXT).inNamespace(NAMESPACE).resource(cr).update();
+    } else {
+      writer.genericKubernetesResources(WorkerMetadataResource.CONTEXT).inNamespace(NAMESPACE).resource(cr)
+          .createOr(NonDeletingOperation::update);
+    }
+  }
+
+  /** Replaces an existing CR's {@code spec.data} with one PUT (no read first). */
+  void replaceCrData(String name, String ownerUid, String specDataJson) {
+    putCrWith(name, ownerUid, specDataJson, true);
   }
 
   void deleteCr(String name) {
@@ -197,6 +221,11 @@ final class MockCluster implements AutoCloseable {
     }
     writer.close();
     proxy.close();
-    server.destroy();
+    try {
+      server.destroy();
+    } catch (IllegalStateException e) {
+      // the mock web server's shutdown wait can time out on a loaded machine; the port is released anyway
+      System.err.println("mock API server shutdown: " + e.getMessage());
+    }
   }
 }

@@ -27,6 +27,7 @@ final class Workers {
   }
 
   /** The records by key. */
+  @SafeVarargs
   static Map<DiscoveryKey, DiscoveryRecord> byKey(List<? extends DiscoveryRecord>... groups) {
     Map<DiscoveryKey, DiscoveryRecord> out = new HashMap<>();
     for (List<? extends DiscoveryRecord> g : groups) {
