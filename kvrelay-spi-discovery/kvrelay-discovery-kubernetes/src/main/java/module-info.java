@@ -6,7 +6,7 @@
 module dev.kvrelay.discovery.kubernetes {
   requires transitive dev.kvrelay.spi.discovery;
   requires transitive kubernetes.client.api;
-  requires kubernetes.model.core;
+  requires transitive kubernetes.model.core;
   requires kubernetes.model.common;
   requires kubernetes.model.discovery;
   requires org.slf4j;
