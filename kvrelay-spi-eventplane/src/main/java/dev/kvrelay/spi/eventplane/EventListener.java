@@ -25,4 +25,12 @@ public interface EventListener {
    * @param publisherId the sending publisher when it could be read (envelope or ZMQ frame 1)
    */
   void onDecodeError(EventDecodeException error, OptionalLong publisherId);
+
+  /**
+   * A break in one publisher's envelope sequence, reported just before the message that revealed it (which is
+   * then delivered as usual). Planes that do not track sequences never call it; the default ignores it.
+   *
+   * @param signal the new publisher, gap or regression seen
+   */
+  default void onSequenceBreak(SequenceBreak signal) {}
 }
