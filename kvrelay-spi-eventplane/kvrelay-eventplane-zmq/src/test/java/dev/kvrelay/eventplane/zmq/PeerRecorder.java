@@ -19,11 +19,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
 /**
- * Thread-safe (synchronized): records one subscription's callbacks in order, counting the Python peer's warm-up
+ * Thread-safe (synchronized; subclasses only add injected failures): records one subscription's callbacks in order, counting the Python peer's warm-up
  * markers instead of keeping them; also the expected values of the peer's numbered messages (the Java mirror of
  * {@code router_event} / {@code active_load} in zmq_peer.py).
  */
-final class PeerRecorder implements EventListener {
+class PeerRecorder implements EventListener {
   /** Immutable: one delivered message. */
   record Delivered(EventEnvelope envelope, Object payload) {}
 
