@@ -442,10 +442,10 @@ final class ZmqSubscription implements EventSubscription {
         frames.add(f);
       }
     }
-    counters.received.increment();
     if (closed) {
-      return false;
+      return false; // read while closing: neither delivered nor dropped, the subscription is gone
     }
+    counters.received.increment();
     handle(frames, count);
     return true;
   }
