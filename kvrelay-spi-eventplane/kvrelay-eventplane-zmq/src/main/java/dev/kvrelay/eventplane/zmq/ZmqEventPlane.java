@@ -5,7 +5,6 @@ import dev.kvrelay.spi.eventplane.EventListener;
 import dev.kvrelay.spi.eventplane.EventPlane;
 import dev.kvrelay.spi.eventplane.EventPlaneException;
 import dev.kvrelay.spi.eventplane.EventSubscription;
-import java.io.IOException;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -75,11 +74,7 @@ public final class ZmqEventPlane implements EventPlane {
       if (closed) {
         throw new EventPlaneException(EventPlaneException.Kind.CLOSED, "ZMQ event plane is closed");
       }
-      try {
-        s = new ZmqSubscription(this, context, counters, settings, scope, topic, listener);
-      } catch (IOException e) {
-        throw new EventPlaneException(EventPlaneException.Kind.TRANSPORT_FAILURE, "cannot open a wake-up pipe", e);
-      }
+      s = new ZmqSubscription(this, context, counters, settings, scope, topic, listener);
       subscriptions.add(s);
     }
     try {

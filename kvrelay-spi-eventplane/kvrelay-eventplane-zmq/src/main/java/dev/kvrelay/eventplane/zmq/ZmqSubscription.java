@@ -11,9 +11,6 @@ import dev.kvrelay.spi.eventplane.EventSubscription;
 import dev.kvrelay.spi.eventplane.SequenceBreak;
 import dev.kvrelay.spi.eventplane.ZmqFrameCheck;
 import dev.kvrelay.spi.eventplane.ZmqFrames;
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.Pipe;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -39,8 +36,9 @@ import org.zeromq.ZMQ;
 /**
  * Thread-safe: one subscription of a {@link ZmqEventPlane}. It owns one SUB socket and one receive thread; the
  * socket, the connected-channel table and the sequence tracker are confined to that thread, and
- * {@link #connect}/{@link #disconnect}/{@link #close} hand it commands (through a queue and a wake-up pipe) and
- * wait for them. The listener is called on the receive thread, in arrival order.
+ * {@link #connect}/{@link #disconnect}/{@link #close} hand it commands through a queue and wait for them (the
+ * thread blocks in {@code recv} for at most {@link #RECV_TIMEOUT_MS} between looks at the queue, as upstream's
+ * 100 ms receive timeout). The listener is called on the receive thread, in arrival order.
  *
  * <p>Direct mode: the socket connects to every {@link ChannelLocator.Zmq} endpoint given (one SUB connected to
  * many; an endpoint shared by several publisher ids is connected once), and a message's frame-1 publisher must be
@@ -55,7 +53,16 @@ final class ZmqSubscription implements EventSubscription {
   /** Reconnect interval, initial and maximum (runtime-inputs §5.4). */
   static final int RECONNECT_IVL_MS = 100;
   static final int RECONNECT_IVL_MAX_MS = 5_000;
-  /** Messages read per wake-up before commands are looked at again. */
+  /**
+   * ZMTP handshake deadline: a connection whose handshake has not finished by then is dropped and reconnected (with
+   * the reconnect backoff). Shorter than libzmq's 30 s because jeromq 0.6.0 occasionally leaves a fresh connection's
+   * handshake unread (seen here in about 1 of 20 connects on a loaded machine: the peer's greeting sits in the
+   * socket's receive queue); the deadline turns that stall into a reconnect.
+   */
+  static final int HANDSHAKE_IVL_MS = 2_000;
+  /** The longest a command waits for the receive thread. */
+  static final int RECV_TIMEOUT_MS = 50;
+  /** Messages read in a row before commands are looked at again. */
   private static final int BATCH = 4_096;
   /** Frames kept of one message: enough to see that it is not four. */
   private static final int MAX_FRAMES_KEPT = 5;
@@ -71,7 +78,6 @@ final class ZmqSubscription implements EventSubscription {
   private final ZmqSettings.Mode mode;
   private final List<String> staticEndpoints;
   private final Thread thread;
-  private final Pipe wake;
   private final ConcurrentLinkedQueue<Command> commands = new ConcurrentLinkedQueue<>();
   private final CompletableFuture<Void> started = new CompletableFuture<>();
   private volatile boolean closed;
@@ -94,7 +100,7 @@ final class ZmqSubscription implements EventSubscription {
   }
 
   ZmqSubscription(ZmqEventPlane plane, ZContext context, ZmqCounters counters, ZmqSettings settings,
-      EventScope scope, String topic, EventListener listener) throws IOException {
+      EventScope scope, String topic, EventListener listener) {
     this.plane = plane;
     this.context = context;
     this.counters = counters;
@@ -105,8 +111,6 @@ final class ZmqSubscription implements EventSubscription {
     this.frame0 = settings.brokered() ? scope.subject(topic) : topic;
     this.staticEndpoints = mode == ZmqSettings.Mode.BROKER_URL ? settings.xpubEndpoints() : List.of();
     this.sequences = new SequenceTracker(settings.brokered() && settings.xpubEndpoints().size() != 1);
-    this.wake = Pipe.open();
-    this.wake.source().configureBlocking(false);
     this.thread = new Thread(this::run, "kvrelay-zmq-sub-" + THREAD_IDS.incrementAndGet());
     this.thread.setDaemon(true);
   }
@@ -189,7 +193,6 @@ final class ZmqSubscription implements EventSubscription {
     }
     closed = true;
     plane.forget(this);
-    signal();
     if (Thread.currentThread() != thread) {
       boolean interrupted = false;
       while (thread.isAlive()) {
@@ -214,7 +217,6 @@ final class ZmqSubscription implements EventSubscription {
     }
     CompletableFuture<Void> done = new CompletableFuture<>();
     commands.add(new Command(task, done));
-    signal();
     if (closed) {
       done.completeExceptionally(new EventPlaneException(EventPlaneException.Kind.CLOSED, "subscription is closed"));
     }
@@ -239,21 +241,10 @@ final class ZmqSubscription implements EventSubscription {
     }
   }
 
-  private void signal() {
-    try {
-      synchronized (wake) {
-        wake.sink().write(ByteBuffer.wrap(new byte[] {1}));
-      }
-    } catch (IOException e) {
-      // the pipe is closed: the thread has ended or is ending
-    }
-  }
-
   // ------------------------------------------------------------------ the receive thread
 
   private void run() {
     ZMQ.Socket sub;
-    ZMQ.Poller poller;
     try {
       sub = context.createSocket(SocketType.SUB);
       sub.setLinger(0);
@@ -261,35 +252,29 @@ final class ZmqSubscription implements EventSubscription {
       sub.setReconnectIVL(RECONNECT_IVL_MS);
       sub.setReconnectIVLMax(RECONNECT_IVL_MAX_MS);
       sub.setTCPKeepAlive(1);
+      sub.setReceiveTimeOut(RECV_TIMEOUT_MS);
+      sub.setHandshakeIvl(HANDSHAKE_IVL_MS);
       sub.subscribe(frame0.getBytes(StandardCharsets.UTF_8));
       for (String e : staticEndpoints) {
         sub.connect(e);
       }
-      poller = context.createPoller(2);
-      poller.register(sub, ZMQ.Poller.POLLIN);
-      poller.register(wake.source(), ZMQ.Poller.POLLIN);
     } catch (RuntimeException e) {
       LOG.error("ZMQ subscription {}: socket setup failed", frame0, e);
       started.completeExceptionally(e);
-      closeQuietly();
       return;
     }
     socket = sub;
     started.complete(null);
     LOG.info("ZMQ subscription {} ({} mode) started{}", frame0, mode,
         staticEndpoints.isEmpty() ? "" : ", connected to " + staticEndpoints);
-    ByteBuffer drain = ByteBuffer.allocate(64);
     try {
       while (!closed) {
         runCommands();
-        poller.poll(1_000);
-        if (poller.pollin(1)) {
-          drainWake(drain);
+        if (!receiveOne(sub, 0)) {
+          continue; // the receive timeout passed: look at the commands again
         }
-        if (poller.pollin(0)) {
-          for (int i = 0; i < BATCH && !closed && receiveOne(sub); i++) {
-            // one message handled per iteration
-          }
+        for (int i = 0; i < BATCH && !closed && receiveOne(sub, ZMQ.DONTWAIT); i++) {
+          // one message handled per iteration
         }
       }
     } catch (RuntimeException e) {
@@ -299,10 +284,8 @@ final class ZmqSubscription implements EventSubscription {
       while ((c = commands.poll()) != null) {
         c.done.completeExceptionally(new EventPlaneException(EventPlaneException.Kind.CLOSED, "subscription is closed"));
       }
-      poller.close();
       context.destroySocket(sub);
       socket = null;
-      closeQuietly();
       LOG.info("ZMQ subscription {} stopped", frame0);
     }
   }
@@ -319,32 +302,6 @@ final class ZmqSubscription implements EventSubscription {
         c.done.completeExceptionally(new EventPlaneException(EventPlaneException.Kind.TRANSPORT_FAILURE,
             "ZMQ socket refused the operation: " + e, e));
       }
-    }
-  }
-
-  private void drainWake(ByteBuffer buf) {
-    try {
-      while (true) {
-        buf.clear();
-        if (wake.source().read(buf) <= 0) {
-          return;
-        }
-      }
-    } catch (IOException e) {
-      // closed
-    }
-  }
-
-  private void closeQuietly() {
-    try {
-      wake.sink().close();
-    } catch (IOException ignored) {
-      // nothing to do
-    }
-    try {
-      wake.source().close();
-    } catch (IOException ignored) {
-      // nothing to do
     }
   }
 
@@ -426,9 +383,12 @@ final class ZmqSubscription implements EventSubscription {
     }
   }
 
-  /** Reads and handles one message without blocking; false if none was waiting. */
-  private boolean receiveOne(ZMQ.Socket sub) {
-    byte[] first = sub.recv(ZMQ.DONTWAIT);
+  /**
+   * Reads and handles one message ({@code flags} 0: waiting up to the receive timeout; {@code DONTWAIT}: not
+   * waiting); false if none came.
+   */
+  private boolean receiveOne(ZMQ.Socket sub, int flags) {
+    byte[] first = sub.recv(flags);
     if (first == null) {
       return false;
     }
