@@ -28,10 +28,10 @@ public interface EventListener {
 
   /**
    * The transport lost or may have lost messages of this subscription (a disconnect, a slow-consumer drop,
-   * a publisher's sequence gap); delivery goes on. Called on the delivery thread, never concurrently with
-   * the other methods. A {@link EventPlaneFault.SequenceGap} comes right before the message that reveals
-   * it; connection faults and drops come as soon as the delivery thread sees them, which may be a few
-   * messages away from the moment they happened.
+   * a new publisher or a break in a publisher's sequence); delivery goes on. Called on the delivery thread, never concurrently with
+   * the other methods. A {@link EventPlaneFault.SequenceFault} (new publisher, gap, regression) comes right
+   * before the message that reveals it; connection faults and drops come as soon as the delivery thread
+   * sees them, which may be a few messages away from the moment they happened.
    *
    * <p>The default ignores it; the plane has already counted and logged it. Recovery-driving listeners
    * override it. Planes that cannot observe such losses (the in-memory plane) never call it.

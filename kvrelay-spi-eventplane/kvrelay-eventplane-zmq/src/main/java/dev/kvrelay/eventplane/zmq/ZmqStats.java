@@ -1,0 +1,45 @@
+package dev.kvrelay.eventplane.zmq;
+
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * Immutable and thread-safe: a snapshot of a {@link ZmqEventPlane}'s counters, summed over its subscriptions
+ * since the plane opened.
+ *
+ * @param received multipart messages read from SUB sockets
+ * @param delivered messages handed to a listener ({@code onKvEvent} / {@code onLoad})
+ * @param dropped dropped messages by reason (every reason present, zero included)
+ * @param newPublishers first messages of a publisher id on a subscription ({@code EventPlaneFault.NewPublisher})
+ * @param sequenceGaps sequence jumps of a known publisher ({@code EventPlaneFault.SequenceGap})
+ * @param missedMessages messages the gaps skipped (sum of {@code Gap.missing()})
+ * @param sequenceRegressions sequences that went backwards ({@code EventPlaneFault.SequenceRegression})
+ * @param listenerFailures listener callbacks that threw (delivery went on)
+ */
+public record ZmqStats(long received, long delivered, Map<ZmqDrop, Long> dropped, long newPublishers,
+    long sequenceGaps, long missedMessages, long sequenceRegressions, long listenerFailures) {
+
+  /** Copies the map, filling absent reasons with zero. */
+  public ZmqStats {
+    EnumMap<ZmqDrop, Long> all = new EnumMap<>(ZmqDrop.class);
+    for (ZmqDrop d : ZmqDrop.values()) {
+      all.put(d, dropped.getOrDefault(d, 0L));
+    }
+    dropped = Collections.unmodifiableMap(all);
+  }
+
+  /** The messages dropped for {@code reason}. */
+  public long dropped(ZmqDrop reason) {
+    return dropped.get(reason);
+  }
+
+  /** All dropped messages. */
+  public long droppedTotal() {
+    long n = 0;
+    for (long v : dropped.values()) {
+      n += v;
+    }
+    return n;
+  }
+}

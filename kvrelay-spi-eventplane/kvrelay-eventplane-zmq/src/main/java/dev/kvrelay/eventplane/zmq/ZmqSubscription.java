@@ -1,0 +1,485 @@
+package dev.kvrelay.eventplane.zmq;
+
+import dev.kvrelay.api.EventScope;
+import dev.kvrelay.spi.eventplane.ChannelLocator;
+import dev.kvrelay.spi.eventplane.EventDecodeException;
+import dev.kvrelay.spi.eventplane.EventEnvelope;
+import dev.kvrelay.spi.eventplane.EventListener;
+import dev.kvrelay.spi.eventplane.EventMessage;
+import dev.kvrelay.spi.eventplane.EventPlaneException;
+import dev.kvrelay.spi.eventplane.EventPlaneFault;
+import dev.kvrelay.spi.eventplane.EventSubscription;
+import dev.kvrelay.spi.eventplane.ZmqFrameCheck;
+import dev.kvrelay.spi.eventplane.ZmqFrames;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.zeromq.SocketType;
+import org.zeromq.ZContext;
+import org.zeromq.ZMQ;
+
+/**
+ * Thread-safe: one subscription of a {@link ZmqEventPlane}. It owns one SUB socket and one receive thread; the
+ * socket, the connected-channel table and the sequence tracker are confined to that thread, and
+ * {@link #connect}/{@link #disconnect}/{@link #close} hand it commands through a queue and wait for them (the
+ * thread blocks in {@code recv} for at most {@link #RECV_TIMEOUT_MS} between looks at the queue, as upstream's
+ * 100 ms receive timeout). The listener is called on the receive thread, in arrival order.
+ *
+ * <p>Direct mode: the socket connects to every {@link ChannelLocator.Zmq} endpoint given (one SUB connected to
+ * many; an endpoint shared by several publisher ids is connected once), and a message's frame-1 publisher must be
+ * one of the connected channels' ids. Broker mode: it connects to the brokers' XPUB endpoints and accepts any
+ * publisher.
+ */
+final class ZmqSubscription implements EventSubscription {
+  private static final Logger LOG = LoggerFactory.getLogger(ZmqSubscription.class);
+  private static final AtomicInteger THREAD_IDS = new AtomicInteger();
+  /** RCVHWM (runtime-inputs §5.4). */
+  static final int RCVHWM = 100_000;
+  /** Reconnect interval, initial and maximum (runtime-inputs §5.4). */
+  static final int RECONNECT_IVL_MS = 100;
+  static final int RECONNECT_IVL_MAX_MS = 5_000;
+  /**
+   * ZMTP handshake deadline: a connection whose handshake has not finished by then is dropped and reconnected (with
+   * the reconnect backoff). Shorter than libzmq's 30 s because jeromq 0.6.0 occasionally leaves a fresh connection's
+   * handshake unread (seen here in about 1 of 20 connects on a loaded machine: the peer's greeting sits in the
+   * socket's receive queue); the deadline turns that stall into a reconnect.
+   */
+  static final int HANDSHAKE_IVL_MS = 2_000;
+  /** The longest a command waits for the receive thread. */
+  static final int RECV_TIMEOUT_MS = 50;
+  /** Messages read in a row before commands are looked at again. */
+  private static final int BATCH = 4_096;
+  /** Frames kept of one message: enough to see that it is not four. */
+  private static final int MAX_FRAMES_KEPT = 5;
+  private static final long COMMAND_TIMEOUT_SECONDS = 10;
+
+  private final ZmqEventPlane plane;
+  private final ZContext context;
+  private final ZmqCounters counters;
+  private final EventScope scope;
+  private final String topic;
+  private final String frame0;
+  private final EventListener listener;
+  private final ZmqSettings.Mode mode;
+  private final List<String> staticEndpoints;
+  private final Thread thread;
+  private final ConcurrentLinkedQueue<Command> commands = new ConcurrentLinkedQueue<>();
+  private final CompletableFuture<Void> started = new CompletableFuture<>();
+  private volatile boolean closed;
+
+  // ---- confined to the receive thread
+  private final Map<String, Set<Long>> endpointPublishers = new HashMap<>();
+  private final Set<Long> expected = new HashSet<>();
+  private final Map<String, Integer> brokerRefs = new HashMap<>();
+  private final SequenceTracker sequences;
+  private final EnumSet<ZmqDrop> warned = EnumSet.noneOf(ZmqDrop.class);
+  private ZMQ.@Nullable Socket socket;
+
+  /** Immutable: a socket operation run on the receive thread, its outcome completing {@code done}. */
+  private record Command(SocketTask task, CompletableFuture<Void> done) {}
+
+  /** Not thread-safe: confined to the receive thread. A socket operation that may refuse its argument. */
+  @FunctionalInterface
+  private interface SocketTask {
+    void run() throws EventPlaneException;
+  }
+
+  ZmqSubscription(ZmqEventPlane plane, ZContext context, ZmqCounters counters, ZmqSettings settings,
+      EventScope scope, String topic, EventListener listener) {
+    this.plane = plane;
+    this.context = context;
+    this.counters = counters;
+    this.scope = scope;
+    this.topic = topic;
+    this.listener = listener;
+    this.mode = settings.mode();
+    this.frame0 = settings.brokered() ? scope.subject(topic) : topic;
+    this.staticEndpoints = mode == ZmqSettings.Mode.BROKER_URL ? settings.xpubEndpoints() : List.of();
+    this.sequences = new SequenceTracker(settings.brokered() && settings.xpubEndpoints().size() != 1);
+    this.thread = new Thread(this::run, "kvrelay-zmq-sub-" + THREAD_IDS.incrementAndGet());
+    this.thread.setDaemon(true);
+  }
+
+  /** Starts the receive thread and waits until the socket is set up. */
+  void start() throws EventPlaneException {
+    thread.start();
+    await(started, "set up the SUB socket");
+  }
+
+  @Override
+  public EventScope scope() {
+    return scope;
+  }
+
+  @Override
+  public String topic() {
+    return topic;
+  }
+
+  /** The frame-0 bytes and SUB filter: the plain topic (direct) or the full subject (broker). */
+  String frame0() {
+    return frame0;
+  }
+
+  @Override
+  public void connect(ChannelLocator channel) throws EventPlaneException {
+    Objects.requireNonNull(channel, "channel");
+    if (closed) {
+      throw new EventPlaneException(EventPlaneException.Kind.CLOSED, "ZMQ subscription to " + frame0 + " is closed");
+    }
+    if (mode == ZmqSettings.Mode.BROKER_URL) {
+      return; // every publisher arrives through the configured brokers; channels are ignored
+    }
+    if (mode == ZmqSettings.Mode.DIRECT && channel instanceof ChannelLocator.Zmq z) {
+      String why = ZmqEndpoints.problem(z.endpoint());
+      if (why != null) {
+        throw new EventPlaneException(EventPlaneException.Kind.INVALID_ARGUMENT,
+            "ZMQ channel endpoint '" + z.endpoint() + "' " + why);
+      }
+      run(() -> connectPublisher(z));
+    } else if (mode == ZmqSettings.Mode.BROKER_DISCOVERED && channel instanceof ChannelLocator.ZmqBroker b) {
+      if (b.xpubEndpoints().isEmpty()) {
+        throw new EventPlaneException(EventPlaneException.Kind.INVALID_ARGUMENT, "ZMQ broker channel has no xpub endpoint");
+      }
+      for (String e : b.xpubEndpoints()) {
+        String why = ZmqEndpoints.problem(e);
+        if (why != null) {
+          throw new EventPlaneException(EventPlaneException.Kind.INVALID_ARGUMENT,
+              "ZMQ broker xpub endpoint '" + e + "' " + why);
+        }
+      }
+      run(() -> connectBroker(b));
+    } else {
+      throw new EventPlaneException(EventPlaneException.Kind.UNSUPPORTED_CHANNEL,
+          "the ZMQ plane in " + mode + " mode cannot use " + channel);
+    }
+  }
+
+  @Override
+  public void disconnect(ChannelLocator channel) {
+    if (closed || mode == ZmqSettings.Mode.BROKER_URL) {
+      return;
+    }
+    try {
+      if (channel instanceof ChannelLocator.Zmq z && mode == ZmqSettings.Mode.DIRECT) {
+        run(() -> disconnectPublisher(z));
+      } else if (channel instanceof ChannelLocator.ZmqBroker b && mode == ZmqSettings.Mode.BROKER_DISCOVERED) {
+        run(() -> disconnectBroker(b));
+      }
+    } catch (EventPlaneException e) {
+      LOG.warn("ZMQ subscription {}: disconnect of {} failed: {}", frame0, channel, e.getMessage());
+    }
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    plane.forget(this);
+    if (Thread.currentThread() != thread) {
+      boolean interrupted = false;
+      while (thread.isAlive()) {
+        try {
+          thread.join();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ commands (any thread)
+
+  private void run(SocketTask task) throws EventPlaneException {
+    if (Thread.currentThread() == thread) {
+      task.run(); // from the listener: already on the socket's thread
+      return;
+    }
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    commands.add(new Command(task, done));
+    if (closed) {
+      done.completeExceptionally(new EventPlaneException(EventPlaneException.Kind.CLOSED, "subscription is closed"));
+    }
+    await(done, "run a socket command");
+  }
+
+  private void await(CompletableFuture<Void> f, String what) throws EventPlaneException {
+    try {
+      f.get(COMMAND_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof EventPlaneException x) {
+        throw x;
+      }
+      throw new EventPlaneException(EventPlaneException.Kind.TRANSPORT_FAILURE,
+          "ZMQ subscription " + frame0 + " could not " + what + ": " + e.getCause(), e.getCause());
+    } catch (TimeoutException e) {
+      throw new EventPlaneException(EventPlaneException.Kind.TRANSPORT_FAILURE,
+          "ZMQ subscription " + frame0 + " did not " + what + " within " + COMMAND_TIMEOUT_SECONDS + " s");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new EventPlaneException(EventPlaneException.Kind.TRANSPORT_FAILURE, "interrupted", e);
+    }
+  }
+
+  // ------------------------------------------------------------------ the receive thread
+
+  private void run() {
+    ZMQ.Socket sub;
+    try {
+      sub = context.createSocket(SocketType.SUB);
+      sub.setLinger(0);
+      sub.setRcvHWM(RCVHWM);
+      sub.setReconnectIVL(RECONNECT_IVL_MS);
+      sub.setReconnectIVLMax(RECONNECT_IVL_MAX_MS);
+      sub.setTCPKeepAlive(1);
+      sub.setReceiveTimeOut(RECV_TIMEOUT_MS);
+      sub.setHandshakeIvl(HANDSHAKE_IVL_MS);
+      sub.subscribe(frame0.getBytes(StandardCharsets.UTF_8));
+      for (String e : staticEndpoints) {
+        sub.connect(e);
+      }
+    } catch (RuntimeException e) {
+      LOG.error("ZMQ subscription {}: socket setup failed", frame0, e);
+      started.completeExceptionally(e);
+      return;
+    }
+    socket = sub;
+    started.complete(null);
+    LOG.info("ZMQ subscription {} ({} mode) started{}", frame0, mode,
+        staticEndpoints.isEmpty() ? "" : ", connected to " + staticEndpoints);
+    try {
+      while (!closed) {
+        runCommands();
+        if (!receiveOne(sub, 0)) {
+          continue; // the receive timeout passed: look at the commands again
+        }
+        for (int i = 0; i < BATCH && !closed && receiveOne(sub, ZMQ.DONTWAIT); i++) {
+          // one message handled per iteration
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.error("ZMQ subscription {}: receive loop failed; no more messages are delivered", frame0, e);
+    } finally {
+      Command c;
+      while ((c = commands.poll()) != null) {
+        c.done.completeExceptionally(new EventPlaneException(EventPlaneException.Kind.CLOSED, "subscription is closed"));
+      }
+      context.destroySocket(sub);
+      socket = null;
+      LOG.info("ZMQ subscription {} stopped", frame0);
+    }
+  }
+
+  private void runCommands() {
+    Command c;
+    while ((c = commands.poll()) != null) {
+      try {
+        c.task.run();
+        c.done.complete(null);
+      } catch (EventPlaneException e) {
+        c.done.completeExceptionally(e);
+      } catch (RuntimeException e) {
+        c.done.completeExceptionally(new EventPlaneException(EventPlaneException.Kind.TRANSPORT_FAILURE,
+            "ZMQ socket refused the operation: " + e, e));
+      }
+    }
+  }
+
+  private ZMQ.Socket socket() {
+    return Objects.requireNonNull(socket, "socket");
+  }
+
+  private void connectPublisher(ChannelLocator.Zmq z) throws EventPlaneException {
+    Set<Long> ids = endpointPublishers.get(z.endpoint());
+    if (ids != null && ids.contains(z.publisherId())) {
+      return;
+    }
+    if (ids == null) {
+      connectSocket(z.endpoint());
+      ids = new HashSet<>();
+      endpointPublishers.put(z.endpoint(), ids);
+    }
+    ids.add(z.publisherId());
+    expected.add(z.publisherId());
+    LOG.info("ZMQ subscription {}: connected publisher {} at {}", frame0, Long.toUnsignedString(z.publisherId()),
+        z.endpoint());
+  }
+
+  private void disconnectPublisher(ChannelLocator.Zmq z) {
+    Set<Long> ids = endpointPublishers.get(z.endpoint());
+    if (ids == null || !ids.remove(z.publisherId())) {
+      return;
+    }
+    if (ids.isEmpty()) {
+      endpointPublishers.remove(z.endpoint());
+      socket().disconnect(z.endpoint());
+    }
+    boolean stillAdvertised = endpointPublishers.values().stream().anyMatch(s -> s.contains(z.publisherId()));
+    if (!stillAdvertised) {
+      expected.remove(z.publisherId());
+      sequences.forget(z.publisherId());
+    }
+    LOG.info("ZMQ subscription {}: disconnected publisher {} at {}", frame0, Long.toUnsignedString(z.publisherId()),
+        z.endpoint());
+  }
+
+  private void connectBroker(ChannelLocator.ZmqBroker b) throws EventPlaneException {
+    for (String e : b.xpubEndpoints()) {
+      int refs = brokerRefs.getOrDefault(e, 0);
+      if (refs == 0) {
+        connectSocket(e);
+        LOG.info("ZMQ subscription {}: connected broker XPUB {}", frame0, e);
+      }
+      brokerRefs.put(e, refs + 1);
+    }
+  }
+
+  private void disconnectBroker(ChannelLocator.ZmqBroker b) {
+    for (String e : b.xpubEndpoints()) {
+      Integer refs = brokerRefs.get(e);
+      if (refs == null) {
+        continue;
+      }
+      if (refs == 1) {
+        brokerRefs.remove(e);
+        socket().disconnect(e);
+        LOG.info("ZMQ subscription {}: disconnected broker XPUB {}", frame0, e);
+      } else {
+        brokerRefs.put(e, refs - 1);
+      }
+    }
+  }
+
+  private void connectSocket(String endpoint) throws EventPlaneException {
+    boolean ok;
+    try {
+      ok = socket().connect(endpoint);
+    } catch (RuntimeException e) {
+      throw new EventPlaneException(EventPlaneException.Kind.INVALID_ARGUMENT,
+          "ZMQ refused endpoint '" + endpoint + "': " + e, e);
+    }
+    if (!ok) {
+      throw new EventPlaneException(EventPlaneException.Kind.INVALID_ARGUMENT, "ZMQ refused endpoint '" + endpoint + "'");
+    }
+  }
+
+  /**
+   * Reads and handles one message ({@code flags} 0: waiting up to the receive timeout; {@code DONTWAIT}: not
+   * waiting); false if none came.
+   */
+  private boolean receiveOne(ZMQ.Socket sub, int flags) {
+    byte[] first = sub.recv(flags);
+    if (first == null) {
+      return false;
+    }
+    List<byte[]> frames = new ArrayList<>(4);
+    frames.add(first);
+    int count = 1;
+    while (sub.hasReceiveMore()) {
+      byte[] f = sub.recv(0);
+      count++;
+      if (frames.size() < MAX_FRAMES_KEPT && f != null) {
+        frames.add(f);
+      }
+    }
+    if (closed) {
+      return false; // read while closing: neither delivered nor dropped, the subscription is gone
+    }
+    counters.received.increment();
+    handle(frames, count);
+    return true;
+  }
+
+  private void handle(List<byte[]> frames, int frameCount) {
+    ZmqFrameCheck check = ZmqFrames.check(frames, frame0, topic,
+        mode == ZmqSettings.Mode.DIRECT ? expected::contains : id -> true);
+    if (check instanceof ZmqFrameCheck.Rejected r) {
+      reject(r.error(), frameCount);
+      return;
+    }
+    EventMessage message = ((ZmqFrameCheck.Accepted) check).message();
+    EventEnvelope env = message.envelope();
+    SequenceTracker.Outcome o = sequences.observe(env.publisherId(), env.sequence());
+    if (o.duplicate()) {
+      counters.drop(ZmqDrop.DUPLICATE);
+      LOG.debug("ZMQ subscription {}: duplicate publisher {} sequence {} dropped", frame0,
+          Long.toUnsignedString(env.publisherId()), Long.toUnsignedString(env.sequence()));
+      return;
+    }
+    EventPlaneFault.SequenceFault signal = o.signal();
+    if (signal != null) {
+      reportBreak(signal);
+    }
+    try {
+      message.deliverTo(listener);
+      counters.delivered.increment();
+    } catch (RuntimeException e) {
+      counters.delivered.increment();
+      counters.listenerFailures.increment();
+      LOG.warn("ZMQ subscription {}: listener failed on {}; delivery continues", frame0, env, e);
+    }
+  }
+
+  private void reportBreak(EventPlaneFault.SequenceFault signal) {
+    if (signal instanceof EventPlaneFault.NewPublisher p) {
+      counters.newPublishers.increment();
+      LOG.info("ZMQ subscription {}: new publisher {} (first sequence {})", frame0,
+          Long.toUnsignedString(p.publisherId()), Long.toUnsignedString(p.receivedSequence()));
+    } else if (signal instanceof EventPlaneFault.SequenceGap g) {
+      counters.sequenceGaps.increment();
+      counters.missedMessages.add(g.missing());
+      LOG.warn("ZMQ subscription {}: publisher {} sequence gap, expected {} got {} ({} messages lost)", frame0,
+          Long.toUnsignedString(g.publisherId()), Long.toUnsignedString(g.expectedSequence()),
+          Long.toUnsignedString(g.receivedSequence()), Long.toUnsignedString(g.missing()));
+    } else if (signal instanceof EventPlaneFault.SequenceRegression g) {
+      counters.sequenceRegressions.increment();
+      LOG.warn("ZMQ subscription {}: publisher {} sequence went back, expected {} got {}", frame0,
+          Long.toUnsignedString(g.publisherId()), Long.toUnsignedString(g.expectedSequence()),
+          Long.toUnsignedString(g.receivedSequence()));
+    }
+    try {
+      listener.onFault(signal);
+    } catch (RuntimeException e) {
+      counters.listenerFailures.increment();
+      LOG.warn("ZMQ subscription {}: listener failed on {}; delivery continues", frame0, signal, e);
+    }
+  }
+
+  private void reject(EventDecodeException error, int frameCount) {
+    ZmqDrop kind = ZmqDrop.of(error);
+    counters.drop(kind);
+    if (warned.add(kind)) {
+      LOG.warn("ZMQ subscription {}: dropped a message ({}, {} frames): {} (further {} drops are logged at debug)",
+          frame0, kind, frameCount, error.getMessage(), kind);
+    } else {
+      LOG.debug("ZMQ subscription {}: dropped a message ({}, {} frames): {}", frame0, kind, frameCount,
+          error.getMessage());
+    }
+    try {
+      listener.onDecodeError(error, error.publisherId());
+    } catch (RuntimeException e) {
+      counters.listenerFailures.increment();
+      LOG.warn("ZMQ subscription {}: listener failed on a decode error; delivery continues", frame0, e);
+    }
+  }
+}

@@ -1,0 +1,167 @@
+package dev.kvrelay.eventplane.zmq;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kvrelay.api.DynamoEndpointId;
+import dev.kvrelay.api.EventScope;
+import dev.kvrelay.spi.eventplane.ChannelLocator;
+import dev.kvrelay.spi.eventplane.EventPlane;
+import dev.kvrelay.spi.eventplane.EventPlaneException;
+import dev.kvrelay.spi.eventplane.EventPlaneFault;
+import dev.kvrelay.spi.eventplane.EventPlaneProvider;
+import dev.kvrelay.spi.eventplane.EventPlaneProviders;
+import dev.kvrelay.spi.eventplane.EventPlaneSettings;
+import dev.kvrelay.spi.eventplane.EventSubscription;
+import dev.kvrelay.spi.eventplane.EventTopics;
+import dev.kvrelay.spi.eventplane.KvEventData;
+import dev.kvrelay.spi.eventplane.ResidencyDomain;
+import dev.kvrelay.spi.eventplane.RouterEvent;
+import dev.kvrelay.spi.eventplane.StorageTier;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Channel handling, modes, the provider and listener edge cases of the ZMQ plane, with jeromq publishers. */
+class ZmqPlaneBehaviourTest {
+  static final EventScope SCOPE = EventScope.endpoint(new DynamoEndpointId("dynamo", "backend", "generate"));
+  static final long WAIT_S = 30;
+  private final List<AutoCloseable> toClose = new ArrayList<>();
+
+  @AfterEach
+  void closeAll() throws Exception {
+    for (int i = toClose.size() - 1; i >= 0; i--) {
+      toClose.get(i).close();
+    }
+  }
+
+  private <T extends AutoCloseable> T closing(T c) {
+    toClose.add(c);
+    return c;
+  }
+
+  static RouterEvent event(long worker, long id) {
+    return new RouterEvent(worker, StorageTier.DEVICE, ResidencyDomain.WORKER, id, 0, KvEventData.Cleared.INSTANCE);
+  }
+
+  /** Publishes event(worker, 0) until something arrives. */
+  static void warm(JeromqPublisher p, PeerRecorder r, long worker) throws Exception {
+    long deadline = System.nanoTime() + WAIT_S * 1_000_000_000L;
+    while (r.deliveredCount() == 0) {
+      p.publish(event(worker, 0));
+      Thread.sleep(20);
+      assertThat(System.nanoTime()).as("warm-up within %d s", WAIT_S).isLessThan(deadline);
+    }
+  }
+
+  @Test
+  void serviceLoaderFindsTheZmqProviderAndItIsTheBest() throws Exception {
+    EventPlaneProvider p = EventPlaneProviders.load().byName("zmq");
+    assertThat(p).isInstanceOf(ZmqEventPlaneProvider.class);
+    assertThat(p.artifact()).isEqualTo("dev.kvrelay:kvrelay-eventplane-zmq");
+    assertThat(EventPlaneProviders.load().best().name()).isEqualTo("zmq");
+    EventPlane plane = closing(p.open(new EventPlaneSettings(Map.of(ZmqSettings.IO_THREADS, "3"))));
+    assertThat(((ZmqEventPlane) plane).settings()).isEqualTo(ZmqSettings.direct(3));
+    assertThat(plane.connectsToChannels()).isTrue();
+    assertThatThrownBy(() -> p.open(new EventPlaneSettings(Map.of(ZmqSettings.IO_THREADS, "none"))))
+        .isInstanceOfSatisfying(EventPlaneException.class,
+            e -> assertThat(e.kind()).isEqualTo(EventPlaneException.Kind.INVALID_ARGUMENT));
+  }
+
+  @Test
+  void directModeRefusesMalformedAndForeignChannels() throws Exception {
+    ZmqEventPlane plane = closing(ZmqEventPlane.open(ZmqSettings.direct(1)));
+    EventSubscription s = closing(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, new PeerRecorder()));
+    assertThatThrownBy(() -> s.connect(new ChannelLocator.Zmq(1, "tcp://nohost")))
+        .isInstanceOfSatisfying(EventPlaneException.class,
+            e -> assertThat(e.kind()).isEqualTo(EventPlaneException.Kind.INVALID_ARGUMENT));
+    assertThatThrownBy(() -> s.connect(new ChannelLocator.Nats("namespace.dynamo")))
+        .isInstanceOfSatisfying(EventPlaneException.class,
+            e -> assertThat(e.kind()).isEqualTo(EventPlaneException.Kind.UNSUPPORTED_CHANNEL));
+    assertThatThrownBy(() -> s.connect(new ChannelLocator.ZmqBroker(List.of("tcp://a:1"), List.of("tcp://a:2"))))
+        .isInstanceOfSatisfying(EventPlaneException.class,
+            e -> assertThat(e.kind()).isEqualTo(EventPlaneException.Kind.UNSUPPORTED_CHANNEL));
+    s.disconnect(new ChannelLocator.Zmq(9, "tcp://127.0.0.1:1")); // unknown: ignored
+    assertThatThrownBy(() -> plane.subscribe(SCOPE, "", new PeerRecorder())).isInstanceOf(EventPlaneException.class);
+  }
+
+  @Test
+  void twoPublisherIdsOnOneEndpointShareTheConnection() throws Exception {
+    ZmqEventPlane plane = closing(ZmqEventPlane.open(ZmqSettings.direct(1)));
+    JeromqPublisher p = closing(JeromqPublisher.direct(EventTopics.KV_EVENTS, 70));
+    PeerRecorder r = new PeerRecorder();
+    EventSubscription s = closing(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
+    ChannelLocator.Zmq mine = (ChannelLocator.Zmq) p.channel();
+    ChannelLocator.Zmq stale = new ChannelLocator.Zmq(69, mine.endpoint()); // an older advertisement, same port
+    s.connect(stale);
+    s.connect(mine);
+    warm(p, r, 1);
+    s.disconnect(stale); // the endpoint stays connected for publisher 70
+    p.publish(event(1, 1));
+    PeerRecorder.poll(() -> r.delivered().stream().anyMatch(d -> ((RouterEvent) d.payload()).eventId() == 1),
+        WAIT_S, () -> "event 1 after the stale channel went");
+    s.disconnect(mine);
+    int before = r.deliveredCount();
+    long quietUntil = System.nanoTime() + 300_000_000L; // a message that must not arrive: watch a quiet period
+    while (System.nanoTime() < quietUntil) {
+      p.publish(event(1, 2));
+      Thread.sleep(20);
+    }
+    assertThat(r.deliveredCount()).as("nothing once the last channel of the endpoint went").isEqualTo(before);
+  }
+
+  @Test
+  void discoveredBrokerModeConnectsToTheBrokerChannelsGiven() throws Exception {
+    JeromqBroker broker = closing(new JeromqBroker());
+    EventPlane plane = closing(new ZmqEventPlaneProvider().open(
+        new EventPlaneSettings(Map.of(ZmqSettings.BROKER_ENABLED, "true"))));
+    assertThat(plane.connectsToChannels()).isTrue();
+    PeerRecorder r = new PeerRecorder();
+    EventSubscription s = closing(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
+    JeromqPublisher p = closing(JeromqPublisher.brokered(SCOPE, EventTopics.KV_EVENTS, 5, broker.xsub()));
+    assertThatThrownBy(() -> s.connect(p.channel())).as("publishers have no channel in broker mode")
+        .isInstanceOfSatisfying(EventPlaneException.class,
+            e -> assertThat(e.kind()).isEqualTo(EventPlaneException.Kind.UNSUPPORTED_CHANNEL));
+    ChannelLocator.ZmqBroker channel = new ChannelLocator.ZmqBroker(List.of(broker.xsub()), List.of(broker.xpub()));
+    s.connect(channel);
+    s.connect(channel);
+    warm(p, r, 2);
+    assertThat(r.breaks()).singleElement().isInstanceOf(EventPlaneFault.NewPublisher.class);
+    assertThat(((ZmqEventPlane) plane).stats().droppedTotal()).isZero();
+  }
+
+  @Test
+  void aListenerMayCloseItsSubscriptionAndFailuresAreCounted() throws Exception {
+    ZmqEventPlane plane = closing(ZmqEventPlane.open(ZmqSettings.direct(1)));
+    JeromqPublisher p = closing(JeromqPublisher.direct(EventTopics.KV_EVENTS, 80));
+    EventSubscription[] self = new EventSubscription[1];
+    PeerRecorder r = new PeerRecorder() {
+      @Override
+      public void onFault(EventPlaneFault signal) {
+        super.onFault(signal);
+        throw new IllegalStateException("injected");
+      }
+
+      @Override
+      public void onKvEvent(dev.kvrelay.spi.eventplane.EventEnvelope envelope, RouterEvent event) {
+        super.onKvEvent(envelope, event);
+        if (event.eventId() == 7) {
+          self[0].close();
+        }
+      }
+    };
+    self[0] = closing(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
+    self[0].connect(p.channel());
+    warm(p, r, 3);
+    assertThat(plane.stats().listenerFailures()).as("the failing onFault").isEqualTo(1);
+    for (int i = 7; i < 20; i++) {
+      p.publish(event(3, i));
+    }
+    PeerRecorder.poll(() -> plane.subscriptions().isEmpty(), WAIT_S, () -> "closed from its listener");
+    assertThat(r.delivered()).last().satisfies(d -> assertThat(((RouterEvent) d.payload()).eventId()).isEqualTo(7));
+    assertThatThrownBy(() -> self[0].connect(p.channel())).isInstanceOfSatisfying(EventPlaneException.class,
+        e -> assertThat(e.kind()).isEqualTo(EventPlaneException.Kind.CLOSED));
+  }
+}
