@@ -115,18 +115,29 @@ class BlockState:
 STATE = BlockState(7587891234567890123, 0,
                    [(9876543210987654321, 14643705804678351452), (18446744073709551615, 5), (42, 43)], 40)
 mode = "normal"
+tls_ctx = None
 replies = {}
 reply_cv = threading.Condition()
 query_no = [0]
 
 
 def stdin_loop():
-    global mode
+    global mode, tls_ctx
     for line in sys.stdin:
         parts = line.rstrip("\n").split(" ", 3)
         if parts[0] == "MODE":
             mode = parts[1]
             say("MODE-OK", mode)
+        elif parts[0] == "TLS":
+            # TLS <ca.pem> [<cert.pem> <key.pem>]: call home over TLS, verifying the listener against the CA
+            import ssl
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            ctx.load_verify_locations(parts[1])
+            if len(parts) > 2:
+                cert, key = parts[2].split(" ") if len(parts) == 3 else (parts[2], parts[3])
+                ctx.load_cert_chain(cert, key)
+            tls_ctx = ctx
+            say("TLS-OK")
         elif parts[0] == "REPLY":
             with reply_cv:
                 replies[int(parts[1])] = parts[2:]
@@ -245,6 +256,8 @@ def call_home(ctl, info, req, m, plan):
     host, port = info["address"].rsplit(":", 1)
     s = socket.create_connection((host.strip("[]"), int(port)), timeout=10)
     try:
+        if tls_ctx is not None:
+            s = tls_ctx.wrap_socket(s, server_hostname=host.strip("[]"))
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         s.sendall(two_part(jdump({"subject": info["subject"], "stream_type": "response"})))
         if plan is not None:

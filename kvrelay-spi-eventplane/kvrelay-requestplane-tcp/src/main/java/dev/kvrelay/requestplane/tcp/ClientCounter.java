@@ -51,7 +51,7 @@ public enum ClientCounter {
 
   /** Anomaly: a call-home naming no pending subject (socket closed). */
   UNKNOWN_SUBJECTS,
-  /** Anomaly: no handshake within 10 s of accept, or a malformed one (socket closed). */
+  /** Anomaly: no handshake within 10 s of accept, a malformed one, or a failed TLS handshake (socket closed). */
   BAD_HANDSHAKES,
   /** Anomaly: a second call-home for a subject already attached (socket closed). */
   DUPLICATE_CALL_HOMES,

@@ -614,9 +614,10 @@ public final class TcpRequestPlaneClient implements RequestPlaneClient {
         counters.add(ClientCounter.BAD_HANDSHAKES);
         LOG.warn("TCP request plane: timed out waiting for CallHomeHandshake from {}", s.getRemoteSocketAddress());
         return;
-      } catch (TcpWireException | EOFException e) {
+      } catch (TcpWireException | IOException e) {
+        // includes a failed TLS handshake (e.g. no client certificate under mTLS)
         counters.add(ClientCounter.BAD_HANDSHAKES);
-        LOG.warn("TCP request plane: bad call-home handshake from {}: {}", s.getRemoteSocketAddress(), e.getMessage());
+        LOG.warn("TCP request plane: bad call-home handshake from {}: {}", s.getRemoteSocketAddress(), e.toString());
         return;
       }
       p = pending.get(subject);

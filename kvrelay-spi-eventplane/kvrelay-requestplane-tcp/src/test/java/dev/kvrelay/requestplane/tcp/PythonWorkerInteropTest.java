@@ -78,6 +78,11 @@ class PythonWorkerInteropTest {
   }
 
   static RecoveryTarget target() {
+    return target0(port);
+  }
+
+  /** The query endpoint of worker {@link #W} on a Python worker at {@code port}. */
+  static RecoveryTarget target0(int port) {
     return new RecoveryTarget(QUERY_EP, W, TransportAddress.tcp("127.0.0.1:" + port + "/" + TcpEndpointPaths.instancePath(QUERY_EP, W)));
   }
 
