@@ -2,6 +2,7 @@
 """Independent TCP request-plane caller, written from plugins-wire.md section 1 (not from the Java code).
 
 Usage: tcp_caller.py <server host:port> <path> <json body> [<path> <json body> ...]
+(a body of "!badcontext <json>", "!msgpack <json>" or "!empty" sends that defect)
 Runs a response listener on 127.0.0.1, pipelines one request frame per (path, body) on ONE connection, reads
 the ACKs (FIFO), then for every accepted request accepts the worker's call-home and checks the sequence
 handshake -> header-only prologue -> data-only items -> complete_final -> header-only "sentinel"; then shuts
@@ -51,8 +52,16 @@ def main():
     for path, body in pairs:
         rid = str(uuid.uuid4())
         subject = str(uuid.uuid4())
-        info = {"address": address, "subject": subject, "context": rid, "stream_type": "response"}
-        ctl = {"id": rid, "request_type": "single_in", "response_type": "many_out", "payload_codec": "json",
+        context, codec = rid, "json"
+        # deliberate defects: "!badcontext <body>", "!msgpack <body>", "!empty"
+        if body.startswith("!badcontext "):
+            context, body = "not-" + rid, body[len("!badcontext "):]
+        elif body.startswith("!msgpack "):
+            codec, body = "msgpack", body[len("!msgpack "):]
+        elif body == "!empty":
+            body = ""
+        info = {"address": address, "subject": subject, "context": context, "stream_type": "response"}
+        ctl = {"id": rid, "request_type": "single_in", "response_type": "many_out", "payload_codec": codec,
                "connection_info": {"transport": "tcp_server", "info": json.dumps(info, separators=(",", ":"))}}
         payload = two_part(jdump(ctl), body.encode())
         hdr = jdump({"x-endpoint-path": path, "request-id": rid})

@@ -103,6 +103,34 @@ class TcpRequestServerTest {
   }
 
   @Test
+  void badRequestsGetADecodeErrorAckOrAnErrorPrologueAndReachNoHandler() throws Exception {
+    List<JsonValue> seen = new ArrayList<>();
+    String path = TcpEndpointPaths.parse(server.register(HEALTH, IID, request -> {
+      synchronized (seen) {
+        seen.add(request);
+      }
+      return List.of(json("{}"));
+    })).endpointPath();
+    List<String> results;
+    try (PythonPeer caller = PythonPeer.start("tcp_caller.py", dir, server.hostPort(),
+        path, "!badcontext {\"text\":\"health\"}", path, "!msgpack {}", path, "!empty")) {
+      caller.await("DONE", WAIT);
+      results = caller.lines().stream().filter(l -> l.startsWith("RESULT ")).map(l -> l.substring(7)).toList();
+    }
+    assertThat(results).hasSize(3);
+    JsonObject badContext = json(results.get(0));
+    assertThat(badContext.get("ack")).isEqualTo(Json.parse("\"\""));
+    assertThat(Json.write(badContext.get("prologue"))).startsWith("{\"error\":\"Invalid context: ");
+    assertThat(json(results.get(1)).get("ack")).isEqualTo(Json.parse(
+        "\"Decode error: payload codec 'msgpack' is not supported (this endpoint speaks json)\""));
+    assertThat(json(results.get(2)).get("prologue")).isEqualTo(Json.parse(
+        "{\"error\":\"unary engine received a header-only envelope\"}"));
+    assertThat(seen).isEmpty();
+    assertThat(server.counters().get(ServerCounter.DECODE_ERRORS)).isEqualTo(1);
+    assertThat(server.counters().get(ServerCounter.ERROR_PROLOGUES)).isEqualTo(2);
+  }
+
+  @Test
   void thisModulesCallerQueriesThisModulesServer() throws Exception {
     DynamoEndpointId query = new DynamoEndpointId("dynamo", "backend", "worker_kv_indexer_query_dp1");
     String transport = server.register(query, IID, request -> {
