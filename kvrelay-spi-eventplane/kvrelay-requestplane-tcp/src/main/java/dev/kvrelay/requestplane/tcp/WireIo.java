@@ -11,9 +11,10 @@ final class WireIo {
   /**
    * Reads exactly {@code n} bytes.
    *
-   * @throws TcpWireException TRUNCATED if the stream ends first (also when {@code atStart} is false and
-   *     nothing at all could be read)
-   * @throws EOFException if the stream ends before the first byte and {@code cleanEofAllowed}
+   * @throws TcpWireException TRUNCATED if the stream ends first (also before the first byte unless
+   *     {@code cleanEofAllowed})
+   * @throws EOFException if the stream ends before the first byte and {@code cleanEofAllowed} (a clean end
+   *     between frames)
    */
   static byte[] readExactly(InputStream in, int n, boolean cleanEofAllowed, String what)
       throws IOException, TcpWireException {

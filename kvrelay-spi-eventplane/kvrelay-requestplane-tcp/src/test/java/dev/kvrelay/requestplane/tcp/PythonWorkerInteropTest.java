@@ -215,13 +215,15 @@ class PythonWorkerInteropTest {
   @Test
   void aWorkerThatNeverCallsHomeTimesOut() throws Exception {
     mode("never_call_home");
-    Duration timeout = Duration.ofMillis(800);
+    int mark = worker.mark();
+    Duration timeout = Duration.ofMillis(1500);
     long start = System.nanoTime();
     RequestPlaneException e = failure(WorkerKvQueryRequest.fullRestore(W, 0), timeout);
     assertThat(e.kind()).isEqualTo(RequestPlaneException.Kind.TIMEOUT);
     assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(timeout.toNanos());
-    assertThat(client.counters().get(ClientCounter.ACKS_ACCEPTED)).isEqualTo(1);
+    assertThat(worker.await(mark, l -> l.startsWith("REQUEST "), WAIT, "REQUEST")).contains("\"mode\":\"never_call_home\"");
     assertThat(client.counters().get(ClientCounter.QUERY_TIMEOUTS)).isEqualTo(1);
+    assertThat(client.counters().get(ClientCounter.CALL_HOMES)).isZero();
   }
 
   @Test
@@ -268,8 +270,10 @@ class PythonWorkerInteropTest {
   void aQueryTimeoutKillsTheStream() throws Exception {
     mode("slow_stream");
     int mark = worker.mark();
-    RequestPlaneException e = failure(WorkerKvQueryRequest.fullRestore(W, 0), Duration.ofMillis(700));
+    // long enough for the call-home to attach on a loaded machine; then the timeout must kill the stream
+    RequestPlaneException e = failure(WorkerKvQueryRequest.fullRestore(W, 0), Duration.ofSeconds(3));
     assertThat(e.kind()).isEqualTo(RequestPlaneException.Kind.TIMEOUT);
+    assertThat(client.counters().get(ClientCounter.STREAMS_ATTACHED)).isEqualTo(1);
     worker.await(mark, l -> l.equals("CONTROL kill"), WAIT, "kill after the timeout");
   }
 

@@ -107,7 +107,12 @@ class TlsListenerTest {
       } catch (ExecutionException e) {
         assertThat(((RequestPlaneException) e.getCause()).kind()).isEqualTo(RequestPlaneException.Kind.TIMEOUT);
       }
+      long deadline = System.nanoTime() + WAIT.toNanos();
+      while (c.counters().get(ClientCounter.BAD_HANDSHAKES) == 0 && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
       assertThat(c.counters().get(ClientCounter.BAD_HANDSHAKES)).isEqualTo(1);
+      assertThat(c.counters().get(ClientCounter.STREAMS_ATTACHED)).isZero();
     }
   }
 
