@@ -3,9 +3,12 @@ package dev.kvrelay.requestplane.tcp;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Arrays;
 
 /** Stateless and thread-safe: exact-length reads shared by the frame codecs. */
 final class WireIo {
+  private static final int CHUNK = 64 * 1024;
+
   private WireIo() {}
 
   /**
@@ -18,10 +21,14 @@ final class WireIo {
    */
   static byte[] readExactly(InputStream in, int n, boolean cleanEofAllowed, String what)
       throws IOException, TcpWireException {
-    byte[] b = new byte[n];
+    // Grows with the bytes that actually arrive: a length prefix alone never allocates up to the size limit.
+    byte[] b = new byte[Math.min(n, CHUNK)];
     int off = 0;
     while (off < n) {
-      int r = in.read(b, off, n - off);
+      if (off == b.length) {
+        b = Arrays.copyOf(b, (int) Math.min(n, 2L * b.length));
+      }
+      int r = in.read(b, off, b.length - off);
       if (r < 0) {
         if (off == 0 && cleanEofAllowed) {
           throw new EOFException("end of stream before " + what);
