@@ -179,7 +179,12 @@ public final class TcpRequestPlaneClient implements RequestPlaneClient {
       p.timer = timers.schedule(() -> p.fail(RequestPlaneException.Kind.TIMEOUT, ClientCounter.QUERY_TIMEOUTS,
           "no complete answer from " + target + " within " + timeout, null), Math.max(0, timeout.toNanos()),
           TimeUnit.NANOSECONDS);
-      io.execute(() -> pools.computeIfAbsent(address.hostPort(), k -> new Pool(address)).send(p));
+      io.execute(() -> {
+        // a pool retires when its last connection closes; a sender that raced with that takes a fresh one
+        while (!pools.computeIfAbsent(address.hostPort(), k -> new Pool(address)).send(p)) {
+          Thread.onSpinWait();
+        }
+      });
     } catch (RejectedExecutionException e) {
       p.fail(RequestPlaneException.Kind.CLOSED, ClientCounter.CLOSED, "request plane is closed", null);
     }
@@ -318,14 +323,16 @@ public final class TcpRequestPlaneClient implements RequestPlaneClient {
     final TcpEndpointPaths.Address address;
     final List<Connection> connections = new ArrayList<>();
     private int connecting;
+    private boolean retired;
 
     Pool(TcpEndpointPaths.Address address) {
       this.address = address;
     }
 
-    void send(Pending p) {
+    /** Sends {@code p} on one of this pool's connections; false if the pool has retired (use a fresh one). */
+    boolean send(Pending p) {
       if (p.result.isDone()) {
-        return;
+        return true;
       }
       Connection c;
       try {
@@ -333,14 +340,21 @@ public final class TcpRequestPlaneClient implements RequestPlaneClient {
       } catch (IOException e) {
         p.fail(RequestPlaneException.Kind.UNREACHABLE, ClientCounter.CONNECT_FAILURES,
             "cannot connect to " + address.hostPort() + ": " + e, e);
-        return;
+        return true;
+      }
+      if (c == null) {
+        return false;
       }
       c.send(p);
+      return true;
     }
 
-    private Connection pick() throws IOException {
+    private @Nullable Connection pick() throws IOException {
       synchronized (this) {
         while (true) {
+          if (retired) {
+            return null;
+          }
           Connection best = null;
           for (Connection c : connections) {
             if (best == null || c.outstanding() < best.outstanding()) {
@@ -370,6 +384,7 @@ public final class TcpRequestPlaneClient implements RequestPlaneClient {
         synchronized (this) {
           connecting--;
           notifyAll();
+          retireIfIdle();
         }
         throw e;
       }
@@ -401,8 +416,21 @@ public final class TcpRequestPlaneClient implements RequestPlaneClient {
       return c;
     }
 
+    /**
+     * Drops a closed connection; the last one (or a failed connect with none open) retires the pool, so no state
+     * is kept per worker address ever seen. Lock order: pool, then connection; never the reverse.
+     */
     synchronized void remove(Connection c) {
       connections.remove(c);
+      retireIfIdle();
+    }
+
+    private void retireIfIdle() {
+      if (connections.isEmpty() && connecting == 0 && !retired) {
+        retired = true;
+        pools.remove(address.hostPort(), this);
+        notifyAll();
+      }
     }
 
     void closeAll() {
@@ -433,6 +461,7 @@ public final class TcpRequestPlaneClient implements RequestPlaneClient {
 
     void send(Pending p) {
       Waiter w = new Waiter(p);
+      IOException writeFailure = null;
       synchronized (this) {
         if (dead) {
           p.fail(RequestPlaneException.Kind.UNREACHABLE, ClientCounter.CONNECTIONS_LOST,
@@ -446,11 +475,15 @@ public final class TcpRequestPlaneClient implements RequestPlaneClient {
           out.flush();
         } catch (IOException e) {
           waiters.remove(w);
-          p.fail(RequestPlaneException.Kind.UNREACHABLE, ClientCounter.CONNECTIONS_LOST,
-              "writing to " + pool.address.hostPort() + " failed: " + e, e);
-          close("write failed");
-          return;
+          writeFailure = e;
         }
+      }
+      if (writeFailure != null) {
+        // outside this connection's monitor: close() takes the pool's (lock order pool → connection)
+        p.fail(RequestPlaneException.Kind.UNREACHABLE, ClientCounter.CONNECTIONS_LOST,
+            "writing to " + pool.address.hostPort() + " failed: " + writeFailure, writeFailure);
+        close("write failed");
+        return;
       }
       try {
         w.timer = timers.schedule(() -> ackTimeout(w), config.requestTimeout().toNanos(), TimeUnit.NANOSECONDS);
