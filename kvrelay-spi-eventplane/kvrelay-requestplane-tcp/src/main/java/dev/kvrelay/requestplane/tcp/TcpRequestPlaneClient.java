@@ -634,7 +634,7 @@ public final class TcpRequestPlaneClient implements RequestPlaneClient {
     try {
       s.setTcpNoDelay(true);
       s.setSoLinger(true, 0);
-      s.setSoTimeout((int) TcpRequestPlaneConfig.HANDSHAKE_TIMEOUT.toMillis());
+      s.setSoTimeout((int) config.handshakeTimeout().toMillis());
       InputStream in = new BufferedInputStream(s.getInputStream());
       String subject;
       try {

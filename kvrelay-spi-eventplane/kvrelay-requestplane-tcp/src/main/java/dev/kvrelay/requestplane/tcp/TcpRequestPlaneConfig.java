@@ -27,9 +27,11 @@ import org.jspecify.annotations.Nullable;
  * @param tls the listener's TLS material, if any ({@code DYN_TCP_TLS_CERT_PATH}, {@code _KEY_PATH},
  *     {@code _CLIENT_CA_CERT_PATH})
  * @param connectionsPerWorker pooled request connections per worker address (a project constant, 4)
+ * @param handshakeTimeout how long a call-home's first frame may take ({@link #HANDSHAKE_TIMEOUT}; shorter in tests)
  */
 public record TcpRequestPlaneConfig(InetAddress responseHost, int responsePort, Duration requestTimeout,
-    Duration connectTimeout, int maxMessageBytes, Optional<TlsFiles> tls, int connectionsPerWorker) {
+    Duration connectTimeout, int maxMessageBytes, Optional<TlsFiles> tls, int connectionsPerWorker,
+    Duration handshakeTimeout) {
 
   /** The default frame limit, {@code DEFAULT_TCP_MAX_MESSAGE_SIZE}: 32 MiB. */
   public static final int DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
@@ -58,6 +60,9 @@ public record TcpRequestPlaneConfig(InetAddress responseHost, int responsePort, 
     if (connectionsPerWorker < 1) {
       throw new IllegalArgumentException("connectionsPerWorker must be positive");
     }
+    if (handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
+      throw new IllegalArgumentException("handshakeTimeout must be positive");
+    }
   }
 
   /** Loopback, ephemeral port, defaults otherwise (tests). */
@@ -68,13 +73,19 @@ public record TcpRequestPlaneConfig(InetAddress responseHost, int responsePort, 
   /** This config with other timeouts. */
   public TcpRequestPlaneConfig withTimeouts(Duration request, Duration connect) {
     return new TcpRequestPlaneConfig(responseHost, responsePort, request, connect, maxMessageBytes, tls,
-        connectionsPerWorker);
+        connectionsPerWorker, handshakeTimeout);
+  }
+
+  /** This config with another call-home handshake timeout. */
+  public TcpRequestPlaneConfig withHandshakeTimeout(Duration timeout) {
+    return new TcpRequestPlaneConfig(responseHost, responsePort, requestTimeout, connectTimeout, maxMessageBytes, tls,
+        connectionsPerWorker, timeout);
   }
 
   /** This config with another frame limit. */
   public TcpRequestPlaneConfig withMaxMessageBytes(int max) {
     return new TcpRequestPlaneConfig(responseHost, responsePort, requestTimeout, connectTimeout, max, tls,
-        connectionsPerWorker);
+        connectionsPerWorker, handshakeTimeout);
   }
 
   /**
@@ -104,7 +115,7 @@ public record TcpRequestPlaneConfig(InetAddress responseHost, int responsePort, 
     } else if (ca != null) {
       throw new IllegalArgumentException("DYN_TCP_TLS_CLIENT_CA_CERT_PATH requires DYN_TCP_TLS_CERT_PATH and _KEY_PATH");
     }
-    return new TcpRequestPlaneConfig(host, port, request, connect, max, tls, 4);
+    return new TcpRequestPlaneConfig(host, port, request, connect, max, tls, 4, HANDSHAKE_TIMEOUT);
   }
 
   private static @Nullable String blankToNull(@Nullable String s) {

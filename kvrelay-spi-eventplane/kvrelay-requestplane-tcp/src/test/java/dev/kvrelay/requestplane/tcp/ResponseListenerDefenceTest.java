@@ -29,7 +29,7 @@ class ResponseListenerDefenceTest {
 
   @BeforeEach
   void open() throws Exception {
-    client = TcpRequestPlaneClient.open(TcpRequestPlaneConfig.loopback());
+    client = TcpRequestPlaneClient.open(TcpRequestPlaneConfig.loopback().withHandshakeTimeout(Duration.ofMillis(500)));
   }
 
   @AfterEach
@@ -81,6 +81,16 @@ class ResponseListenerDefenceTest {
       out.flush();
       assertClosedWithoutReply(s);
     }
+    awaitCounter(ClientCounter.BAD_HANDSHAKES);
+  }
+
+  @Test
+  void aCallHomeThatSendsNothingIsClosedAfterTheHandshakeTimeout() throws Exception {
+    long start = System.nanoTime();
+    try (Socket s = dialListener()) {
+      assertClosedWithoutReply(s);
+    }
+    assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(Duration.ofMillis(500).toNanos());
     awaitCounter(ClientCounter.BAD_HANDSHAKES);
   }
 

@@ -23,6 +23,8 @@ class TcpRequestPlaneConfigTest {
     assertThat(c.maxMessageBytes()).isEqualTo(32 * 1024 * 1024);
     assertThat(c.tls()).isEmpty();
     assertThat(c.responseHost().isAnyLocalAddress()).isFalse();
+    assertThat(c.handshakeTimeout()).isEqualTo(Duration.ofSeconds(10)); // plugins-wire §1.2 step 4
+    assertThat(c.connectionsPerWorker()).isEqualTo(4);
   }
 
   @Test
