@@ -71,6 +71,7 @@ class ThreadingContractJavadocTest {
     "../kvrelay-api/src/main/java/dev/kvrelay/api/json",
     "../kvrelay-spi-eventplane/src/main/java/dev/kvrelay/spi/eventplane",
     "../kvrelay-spi-discovery/src/main/java/dev/kvrelay/spi/discovery",
+    "../kvrelay-spi-discovery/kvrelay-discovery-etcd/src/main/java/dev/kvrelay/discovery/etcd",
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/membership",
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/topology",
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/load",
