@@ -8,6 +8,7 @@ module dev.kvrelay.discovery.etcd {
   requires org.slf4j;
   requires jetcd.core;
   requires jetcd.common;
+  requires io.grpc;
   requires io.grpc.stub;
   requires io.netty.handler;
 

@@ -24,6 +24,7 @@ import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.support.CloseableClient;
+import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -60,6 +61,8 @@ public final class EtcdDiscovery implements DiscoveryBackend {
   private static final AtomicLong WATCH_IDS = new AtomicLong();
   /** Per request (GET page, lease grant, put, txn). */
   static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
+  /** Per lease-grant attempt while connecting. */
+  private static final Duration CONNECT_ATTEMPT_TIMEOUT = Duration.ofSeconds(3);
   private static final int MAX_INBOUND_MESSAGE_BYTES = 64 << 20;
 
   private final Client client;
@@ -100,13 +103,20 @@ public final class EtcdDiscovery implements DiscoveryBackend {
             + settings.endpoints() + " answered within " + settings.startupConnectTimeout().toSeconds() + " s" + why,
             last);
       }
-      long attemptMs = Math.max(1, Math.min(remainingMs, REQUEST_TIMEOUT.toMillis()));
+      long attemptMs = Math.max(1, Math.min(remainingMs, CONNECT_ATTEMPT_TIMEOUT.toMillis()));
       Future<io.etcd.jetcd.lease.LeaseGrantResponse> grant =
           client.getLeaseClient().grant(settings.leaseTtl().toSeconds(), attemptMs, TimeUnit.MILLISECONDS);
       try {
         long id = grant.get(attemptMs + 1_000, TimeUnit.MILLISECONDS).getID();
         LOG.info("etcd discovery connected to {}; primary lease {} (TTL {} s)", settings.endpoints(),
             Long.toHexString(id), settings.leaseTtl().toSeconds());
+        try {
+          probeRead(client);
+        } catch (DiscoveryException probe) {
+          revokeQuietly(client, id);
+          client.close();
+          throw probe;
+        }
         return new EtcdDiscovery(client, settings, id);
       } catch (ExecutionException e) {
         last = e.getCause();
@@ -123,7 +133,7 @@ public final class EtcdDiscovery implements DiscoveryBackend {
         client.close();
         throw new DiscoveryException(DiscoveryException.Kind.UNAVAILABLE, "interrupted while connecting to etcd", e);
       }
-      LOG.debug("etcd not reachable yet: {}", last == null ? "" : last.getMessage());
+      LOG.debug("etcd not reachable yet: {}", String.valueOf(last));
       try {
         Thread.sleep(Math.min(backoffMs, Math.max(1, remainingMs)));
       } catch (InterruptedException e) {
@@ -132,6 +142,14 @@ public final class EtcdDiscovery implements DiscoveryBackend {
         throw new DiscoveryException(DiscoveryException.Kind.UNAVAILABLE, "interrupted while connecting to etcd", e);
       }
       backoffMs = Math.min(2_000, backoffMs * 2);
+    }
+  }
+
+  private static void revokeQuietly(Client client, long lease) {
+    try {
+      client.getLeaseClient().revoke(lease).get(2, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      LOG.debug("revoking lease {} failed: {}", Long.toHexString(lease), e.getMessage());
     }
   }
 
@@ -158,15 +176,49 @@ public final class EtcdDiscovery implements DiscoveryBackend {
     return builder.build();
   }
 
-  private static boolean isAuthFailure(@Nullable Throwable t) {
-    if (t instanceof EtcdException) {
-      ErrorCode code = ((EtcdException) t).getErrorCode();
-      if (code == ErrorCode.UNAUTHENTICATED || code == ErrorCode.PERMISSION_DENIED) {
+  /** True if etcd refused the credentials or the user's permissions: retrying will not help. */
+  static boolean isAuthFailure(@Nullable Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof EtcdException) {
+        ErrorCode code = ((EtcdException) c).getErrorCode();
+        if (code == ErrorCode.UNAUTHENTICATED || code == ErrorCode.PERMISSION_DENIED) {
+          return true;
+        }
+      }
+      Status.Code code = Status.fromThrowable(c).getCode();
+      if (code == Status.Code.UNAUTHENTICATED || code == Status.Code.PERMISSION_DENIED) {
+        return true;
+      }
+      String m = c.getMessage() == null ? "" : c.getMessage();
+      if (m.contains("authentication failed") || m.contains("invalid auth token") || m.contains("user name is empty")
+          || m.contains("permission denied")) {
         return true;
       }
     }
-    String m = t == null || t.getMessage() == null ? "" : t.getMessage();
-    return m.contains("authentication failed") || m.contains("invalid auth token") || m.contains("user name is empty");
+    return false;
+  }
+
+  /**
+   * Reads {@code v1/} once (a count) so that missing or insufficient credentials fail at open rather than at
+   * the first watch (etcd 3.4 grants leases without checking permissions).
+   */
+  private static void probeRead(Client client) throws DiscoveryException {
+    try {
+      client.getKVClient().get(EtcdWatch.bytes("v1/"), GetOption.builder().isPrefix(true).withCountOnly(true).build())
+          .get(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      if (isAuthFailure(e.getCause())) {
+        throw new DiscoveryException(DiscoveryException.Kind.INVALID_CONFIGURATION, "etcd refused to let "
+            + EtcdSettings.USERNAME + " read v1/: " + e.getCause().getMessage(), e.getCause());
+      }
+      throw new DiscoveryException(DiscoveryException.Kind.UNAVAILABLE, "etcd read of v1/ failed: "
+          + e.getCause().getMessage(), e.getCause());
+    } catch (TimeoutException e) {
+      throw new DiscoveryException(DiscoveryException.Kind.UNAVAILABLE, "etcd read of v1/ timed out", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new DiscoveryException(DiscoveryException.Kind.UNAVAILABLE, "interrupted while reading etcd", e);
+    }
   }
 
   /** The settings this backend was opened with. */
