@@ -26,11 +26,13 @@ final class EtcdServer implements AutoCloseable {
   private final Path dir;
   private final int clientPort;
   private final int peerPort;
+  private final @Nullable Path tls;
   private @Nullable Process process;
   private @Nullable String user;
   private @Nullable String password;
 
-  private EtcdServer() throws IOException {
+  private EtcdServer(@Nullable Path tls) throws IOException {
+    this.tls = tls;
     this.dir = Files.createTempDirectory("kvrelay-etcd-");
     this.clientPort = freePort();
     this.peerPort = freePort();
@@ -38,7 +40,17 @@ final class EtcdServer implements AutoCloseable {
 
   /** Starts a fresh server and waits until it answers. */
   static EtcdServer startNew() throws Exception {
-    EtcdServer s = new EtcdServer();
+    EtcdServer s = new EtcdServer(null);
+    s.start();
+    return s;
+  }
+
+  /**
+   * Starts a fresh server serving TLS with client-certificate authentication; {@code certs} holds {@code
+   * ca.pem}, {@code server.pem}, {@code server.key}, {@code client.pem} and {@code client.key}.
+   */
+  static EtcdServer startNewTls(Path certs) throws Exception {
+    EtcdServer s = new EtcdServer(certs);
     s.start();
     return s;
   }
@@ -56,7 +68,7 @@ final class EtcdServer implements AutoCloseable {
 
   /** The client URL. */
   String endpoint() {
-    return "http://127.0.0.1:" + clientPort;
+    return (tls == null ? "http" : "https") + "://127.0.0.1:" + clientPort;
   }
 
   int clientPort() {
@@ -75,7 +87,7 @@ final class EtcdServer implements AutoCloseable {
       throw new IllegalStateException("already running");
     }
     String peer = "http://127.0.0.1:" + peerPort;
-    ProcessBuilder pb = new ProcessBuilder("/usr/bin/etcd",
+    List<String> cmd = new ArrayList<>(List.of("/usr/bin/etcd",
         "--name", "kvrelay-test",
         "--data-dir", dir.resolve("data").toString(),
         "--listen-client-urls", endpoint(),
@@ -84,7 +96,13 @@ final class EtcdServer implements AutoCloseable {
         "--initial-advertise-peer-urls", peer,
         "--initial-cluster", "kvrelay-test=" + peer,
         "--initial-cluster-state", "new",
-        "--logger", "zap", "--log-outputs", "stderr");
+        "--logger", "zap", "--log-outputs", "stderr"));
+    if (tls != null) {
+      cmd.addAll(List.of("--cert-file", tls.resolve("server.pem").toString(),
+          "--key-file", tls.resolve("server.key").toString(),
+          "--trusted-ca-file", tls.resolve("ca.pem").toString(), "--client-cert-auth"));
+    }
+    ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.redirectErrorStream(true);
     pb.redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("etcd.log").toFile()));
     process = pb.start();
@@ -150,6 +168,10 @@ final class EtcdServer implements AutoCloseable {
   private Result run(List<String> args, @Nullable String stdin) throws Exception {
     List<String> cmd = new ArrayList<>(List.of("/usr/bin/etcdctl", "--endpoints", endpoint(), "--dial-timeout", "2s",
         "--command-timeout", "5s"));
+    if (tls != null) {
+      cmd.addAll(List.of("--cacert", tls.resolve("ca.pem").toString(), "--cert", tls.resolve("client.pem").toString(),
+          "--key", tls.resolve("client.key").toString()));
+    }
     if (user != null) {
       cmd.add("--user");
       cmd.add(user + ":" + password);
