@@ -70,7 +70,9 @@ class ThreadingContractJavadocTest {
     "../kvrelay-api/src/main/java/dev/kvrelay/api/plugin",
     "../kvrelay-api/src/main/java/dev/kvrelay/api/json",
     "../kvrelay-spi-eventplane/src/main/java/dev/kvrelay/spi/eventplane",
+    "../kvrelay-spi-eventplane/kvrelay-eventplane-nats/src/main/java/dev/kvrelay/eventplane/nats",
     "../kvrelay-spi-discovery/src/main/java/dev/kvrelay/spi/discovery",
+    "../kvrelay-spi-discovery/src/main/java/dev/kvrelay/spi/discovery/sources",
     "../kvrelay-spi-discovery/kvrelay-discovery-etcd/src/main/java/dev/kvrelay/discovery/etcd",
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/membership",
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/topology",
@@ -86,6 +88,7 @@ class ThreadingContractJavadocTest {
     "../kvrelay-grpc/src/main/java/dev/kvrelay/grpc/server",
     "../kvrelay-grpc/src/main/java/dev/kvrelay/grpc/client",
     "../kvrelay-launcher/src/main/java/dev/kvrelay/launcher",
+    "../kvrelay-spi-discovery/kvrelay-discovery-file/src/main/java/dev/kvrelay/discovery/file",
   })
   void firstJavadocSentenceOfEveryTypeStatesItsThreadingContract(String dir) throws IOException {
     assertThat(violations(Path.of(dir))).isEmpty();

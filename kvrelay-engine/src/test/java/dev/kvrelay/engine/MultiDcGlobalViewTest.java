@@ -89,14 +89,13 @@ class MultiDcGlobalViewTest {
         }
       }
 
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      // The deadline only bounds a failing run: a loaded machine converges later, never differently.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
       String problem = null;
       int falsePositives = 0;
-      long exactBlocks = 0;
       while (System.nanoTime() < deadline) {
         problem = null;
         falsePositives = 0;
-        exactBlocks = 0;
         for (int p = 0; p < PROMPTS && problem == null; p++) {
           GlobalViewAnswer a = consumer.query(prompts[p], "llama");
           if (a.status() != GlobalViewAnswer.Status.ANSWERED || a.matches().size() != DCS.length) {
@@ -110,7 +109,6 @@ class MultiDcGlobalViewTest {
               problem = "false negative: prompt " + p + " " + dc + " answered " + m.depthBlocks() + " < " + exact;
               break;
             }
-            exactBlocks += exact;
             if (m.depthBlocks() > exact) {
               falsePositives++;
             }
@@ -122,8 +120,15 @@ class MultiDcGlobalViewTest {
         }
         Thread.sleep(20);
       }
-      assertThat(exactBlocks).as("the run is not vacuous: many cached prefix blocks").isGreaterThan(PROMPTS * 3L);
       assertThat(problem).as("every DC answers at least the exact depth (no false negatives)").isNull();
+      // Non-vacuity from the workers' own state, independent of how far the answer loop got.
+      long exactBlocks = 0;
+      for (String dc : DCS) {
+        for (int[] prompt : prompts) {
+          exactBlocks += exactDepth(workers.get(dc), workers.get(dc).get(0).sequenceHashes(prompt));
+        }
+      }
+      assertThat(exactBlocks).as("the run is not vacuous: many cached prefix blocks").isGreaterThan(PROMPTS * 3L);
       assertThat(falsePositives).as("fingerprint false positives stay rare").isLessThanOrEqualTo(PROMPTS * DCS.length / 100);
       dev.kvrelay.engine.view.ConsumerStats stats = consumer.stats();
       assertThat(stats.framesApplied()).as("frames reached the replicas").isPositive();

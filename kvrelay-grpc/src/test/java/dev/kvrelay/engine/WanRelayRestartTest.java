@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.api.KvQueryHashFormat;
 import dev.kvrelay.api.KvQuerySemantics;
+import dev.kvrelay.api.RelayException;
 import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.engine.actor.ExecutorActorScheduler;
 import dev.kvrelay.engine.catalog.KvPoolDescriptor;
@@ -93,7 +94,9 @@ class WanRelayRestartTest {
       }
       server = RelayGrpcServer.builder().engine(h.engine).address(new InetSocketAddress("127.0.0.1", port)).build();
       server.start();
-      RelayIdentity after = client.getRelayInfo();
+      // The client's channel may still be in reconnect backoff from the outage: a fail-fast call made now can
+      // see UNAVAILABLE, so the test waits for the first answer of the new listener instead of assuming it.
+      RelayIdentity after = awaitRelayInfo(client);
       assertThat(after.relayIncarnation()).as("a new incarnation listens on the same address")
           .isNotEqualTo(before.relayIncarnation());
 
@@ -111,6 +114,20 @@ class WanRelayRestartTest {
       }
       if (server != null) {
         server.close();
+      }
+    }
+  }
+
+  private static RelayIdentity awaitRelayInfo(RelayGrpcClient client) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      try {
+        return client.getRelayInfo();
+      } catch (RelayException e) {
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError("the restarted relay never answered GetRelayInfo", e);
+        }
+        Thread.sleep(20);
       }
     }
   }

@@ -25,4 +25,18 @@ public interface EventListener {
    * @param publisherId the sending publisher when it could be read (envelope or ZMQ frame 1)
    */
   void onDecodeError(EventDecodeException error, OptionalLong publisherId);
+
+  /**
+   * The transport lost or may have lost messages of this subscription (a disconnect, a slow-consumer drop,
+   * a publisher's sequence gap); delivery goes on. Called on the delivery thread, never concurrently with
+   * the other methods. A {@link EventPlaneFault.SequenceGap} comes right before the message that reveals
+   * it; connection faults and drops come as soon as the delivery thread sees them, which may be a few
+   * messages away from the moment they happened.
+   *
+   * <p>The default ignores it; the plane has already counted and logged it. Recovery-driving listeners
+   * override it. Planes that cannot observe such losses (the in-memory plane) never call it.
+   *
+   * @param fault what happened
+   */
+  default void onFault(EventPlaneFault fault) {}
 }

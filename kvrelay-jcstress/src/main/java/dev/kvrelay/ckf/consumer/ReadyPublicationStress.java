@@ -1,0 +1,112 @@
+package dev.kvrelay.ckf.consumer;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
+import dev.kvrelay.api.CkfFormat;
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Arbiter;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.II_Result;
+import org.openjdk.jcstress.infra.results.I_Result;
+
+/**
+ * Not thread-safe by itself (each class is one jcstress state, confined to jcstress's actors): the publication
+ * contract of {@link TransposedCkfTable} (ckf-cbi1 §7): opaque words, a ready mask published with release and
+ * read with acquire.
+ */
+public final class ReadyPublicationStress {
+  private ReadyPublicationStress() {}
+
+  static TransposedCkfTable table() {
+    return TransposedCkfTable.of(CkfFormat.withDefaultSeed(2));
+  }
+
+  /**
+   * Not thread-safe (a jcstress state): a lane writer stores a snapshot word and publishes the lane; a query
+   * that sees the ready bit must see the word.
+   */
+  @JCStressTest
+  @Outcome(id = "0, 0", expect = ACCEPTABLE, desc = "the lane is not ready yet")
+  @Outcome(id = "0, 42", expect = ACCEPTABLE, desc = "the word is stored, the ready bit not yet seen")
+  @Outcome(id = "1, 42", expect = ACCEPTABLE, desc = "ready, and the snapshot word is visible")
+  @Outcome(id = "1, 0", expect = FORBIDDEN, desc = "ready bit seen before the word it publishes")
+  @State
+  public static class SnapshotThenReady {
+    final TransposedCkfTable table = table();
+
+    @Actor
+    public void laneWriter() {
+      table.store(1, 3, 42);
+      table.publishReady(3);
+    }
+
+    @Actor
+    public void query(II_Result r) {
+      int ready = table.readyLanes();
+      r.r1 = (ready >>> 3) & 1;
+      r.r2 = (int) table.load(1, 3);
+    }
+  }
+
+  /** Not thread-safe (a jcstress state): two lanes' writers publish at once; neither bit is lost. */
+  @JCStressTest
+  @Outcome(id = "3", expect = ACCEPTABLE, desc = "both lanes ready")
+  @Outcome(expect = FORBIDDEN, desc = "a concurrent publication lost a ready bit")
+  @State
+  public static class TwoLanesPublishAtOnce {
+    final TransposedCkfTable table = table();
+
+    @Actor
+    public void lane0() {
+      table.publishReady(0);
+    }
+
+    @Actor
+    public void lane1() {
+      table.publishReady(1);
+    }
+
+    @Arbiter
+    public void mask(I_Result r) {
+      r.r1 = table.readyLanes();
+    }
+  }
+
+  /**
+   * Not thread-safe (a jcstress state): the documented weak read. A lane is retired (its ready bit cleared
+   * with a volatile read-modify-write) before its next snapshot is written; a query that read the mask
+   * before the retirement may still load the new word — the contract allows it, and the lane state machine
+   * never relies on anything stronger.
+   */
+  @JCStressTest
+  @Outcome(id = "1, 42", expect = ACCEPTABLE, desc = "query ran before the retirement")
+  @Outcome(id = "0, 42", expect = ACCEPTABLE, desc = "retired, new word not yet visible")
+  @Outcome(id = "0, 99", expect = ACCEPTABLE, desc = "retired and rewritten")
+  @Outcome(id = "1, 99", expect = ACCEPTABLE_INTERESTING, desc = "weak read: old ready mask, new word")
+  @State
+  public static class RetireThenRewrite {
+    final TransposedCkfTable table = table();
+
+    {
+      table.store(1, 3, 42);
+      table.publishReady(3);
+    }
+
+    @Actor
+    public void laneWriter() {
+      table.retireReady(3);
+      table.store(1, 3, 99);
+    }
+
+    @Actor
+    public void query(II_Result r) {
+      int ready = table.readyLanes();
+      r.r1 = (ready >>> 3) & 1;
+      r.r2 = (int) table.load(1, 3);
+    }
+  }
+}

@@ -1,0 +1,32 @@
+package dev.kvrelay.eventplane.nats;
+
+/**
+ * Immutable and thread-safe: a snapshot of a {@link NatsEventPlane}'s counters, cumulative since it opened
+ * (closed subscriptions included). Every loss the plane observes is in one of them.
+ *
+ * @param connected whether the connection is up at the time of the snapshot
+ * @param disconnects connection losses
+ * @param reconnects connections re-established (subscriptions re-sent)
+ * @param droppedMessages messages NATS discarded because a subscription was over its pending limits
+ * @param sequenceGaps publisher sequence skips seen by the subscriptions
+ * @param missingMessages messages missing in those skips
+ * @param sequenceRegressions messages at or below their publisher's highest sequence (repeats, reorders)
+ * @param publisherEvictions publishers forgotten by a subscription's sequence check (capacity)
+ * @param delivered messages decoded and handed to a listener
+ * @param decodeErrors messages that failed to decode (reported through {@code onDecodeError})
+ * @param listenerFailures listener callbacks that threw
+ * @param faultsReported faults handed to listeners through {@code onFault}
+ */
+public record NatsPlaneStats(
+    boolean connected,
+    long disconnects,
+    long reconnects,
+    long droppedMessages,
+    long sequenceGaps,
+    long missingMessages,
+    long sequenceRegressions,
+    long publisherEvictions,
+    long delivered,
+    long decodeErrors,
+    long listenerFailures,
+    long faultsReported) {}
