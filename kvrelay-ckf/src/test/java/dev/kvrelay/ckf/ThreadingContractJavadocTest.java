@@ -76,6 +76,7 @@ class ThreadingContractJavadocTest {
     "../kvrelay-spi-discovery/kvrelay-discovery-kubernetes/src/main/java/dev/kvrelay/discovery/kubernetes",
     "../kvrelay-spi-eventplane/kvrelay-eventplane-zmq/src/main/java/dev/kvrelay/eventplane/zmq",
     "../kvrelay-spi-eventplane/kvrelay-requestplane-tcp/src/main/java/dev/kvrelay/requestplane/tcp",
+    "../kvrelay-spi-discovery/kvrelay-discovery-etcd/src/main/java/dev/kvrelay/discovery/etcd",
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/membership",
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/topology",
     "../kvrelay-engine/src/main/java/dev/kvrelay/engine/load",
