@@ -7,6 +7,7 @@
 module dev.kvrelay.spi.eventplane {
   requires static transitive org.jspecify;
   requires transitive dev.kvrelay.api;
+  requires msgpack.core;
 
   exports dev.kvrelay.spi.eventplane;
 

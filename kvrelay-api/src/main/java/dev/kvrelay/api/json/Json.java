@@ -15,6 +15,10 @@ import java.nio.charset.StandardCharsets;
  * after unescaping (an unpaired surrogate, raw or as {@code \\uXXXX}, is rejected). Every failure is a
  * {@link JsonException}; no input makes the reader throw anything unchecked.
  *
+ * <p>Both directions run on jackson-core's streaming parser and generator (no data binding); this class
+ * keeps the project's strictness on top of it (duplicate member names, unpaired surrogates, depth and
+ * size limits, exact number text, typed errors with offsets).
+ *
  * <p>Writing is compact (no whitespace), keeps object member order and number text, escapes {@code "},
  * {@code \\} and control characters, and leaves other characters as they are; {@code
  * parse(write(v)).equals(v)} holds for every value.
@@ -53,9 +57,7 @@ public final class Json {
 
   /** The compact JSON text of {@code value}. */
   public static String write(JsonValue value) {
-    StringBuilder out = new StringBuilder();
-    JsonWriter.write(value, out);
-    return out.toString();
+    return JsonWriter.write(value);
   }
 
   /** The compact JSON of {@code value} as UTF-8 bytes. */

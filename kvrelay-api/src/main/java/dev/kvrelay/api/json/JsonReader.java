@@ -1,322 +1,297 @@
 package dev.kvrelay.api.json;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import com.fasterxml.jackson.core.io.JsonEOFException;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 
-/** Not thread-safe: confined to one {@link Json#parse} call; a recursive-descent RFC 8259 reader. */
+/**
+ * Not thread-safe: confined to one {@link Json#parse} call. Builds a {@link JsonValue} tree from
+ * jackson-core's streaming {@link JsonParser} (strict RFC 8259: Jackson's defaults, no comments, no
+ * non-numeric numbers, no leading zeros, no unquoted or single-quoted names), and adds what Jackson leaves
+ * out: duplicate member names and unpaired surrogates are rejected, exactly one top-level value is allowed,
+ * and every failure becomes a {@link JsonException} with a {@link JsonException.Reason} and a char offset.
+ * Nesting depth is Jackson's {@link StreamReadConstraints#getMaxNestingDepth()} set to {@link
+ * JsonLimits#maxDepth()}.
+ */
 final class JsonReader {
+  private static final JsonFactory DEFAULT_FACTORY = factory(JsonLimits.DEFAULT);
+
   private final String s;
-  private final int maxDepth;
-  private int pos;
-  private int depth;
+  private final JsonFactory factory;
 
   JsonReader(String s, JsonLimits limits) {
     this.s = s;
-    this.maxDepth = limits.maxDepth();
+    this.factory = limits.equals(JsonLimits.DEFAULT) ? DEFAULT_FACTORY : factory(limits);
+  }
+
+  private static JsonFactory factory(JsonLimits limits) {
+    return JsonFactory.builder()
+        .streamReadConstraints(StreamReadConstraints.builder()
+            .maxNestingDepth(limits.maxDepth())
+            .maxNumberLength(limits.maxLength())
+            .maxStringLength(limits.maxLength())
+            .maxNameLength(limits.maxLength())
+            .build())
+        // Untrusted names: no interning into the JVM string table, no shared symbol canonicalization.
+        .disable(JsonFactory.Feature.INTERN_FIELD_NAMES)
+        .disable(JsonFactory.Feature.CANONICALIZE_FIELD_NAMES)
+        .build();
   }
 
   JsonValue readDocument() throws JsonException {
-    skipWhitespace();
-    JsonValue value = readValue();
-    skipWhitespace();
-    if (pos < s.length()) {
-      throw error(JsonException.Reason.TRAILING_CONTENT, pos, "unexpected content after the JSON value");
+    // A raw unpaired surrogate is a defect wherever it is; Jackson passes it through inside strings (and
+    // pairs a raw high half with an escaped low one), so the first defect of either kind is reported.
+    int rawSurrogate = JsonString.firstUnpairedSurrogate(s);
+    JsonValue value;
+    try {
+      value = parse();
+    } catch (JsonException e) {
+      if (rawSurrogate >= 0 && e.offset() > rawSurrogate) {
+        throw unpairedSurrogate(rawSurrogate);
+      }
+      throw e;
+    }
+    if (rawSurrogate >= 0) {
+      throw unpairedSurrogate(rawSurrogate);
     }
     return value;
   }
 
-  private JsonValue readValue() throws JsonException {
-    if (pos >= s.length()) {
-      throw error(JsonException.Reason.UNEXPECTED_END, pos, "expected a value");
+  private static JsonException unpairedSurrogate(int at) {
+    return JsonException.of(JsonException.Reason.UNPAIRED_SURROGATE, at, "unpaired surrogate in a string");
+  }
+
+  private JsonValue parse() throws JsonException {
+    if (!s.isEmpty() && s.charAt(0) == '\uFEFF') {
+      throw JsonException.of(JsonException.Reason.SYNTAX, 0, "unexpected byte order mark, expected a value");
     }
-    char c = s.charAt(pos);
-    switch (c) {
-      case '{':
-        return readObject();
-      case '[':
-        return readArray();
-      case '"':
-        return new JsonString(readString());
-      case 't':
-        expectLiteral("true");
+    try (JsonParser p = factory.createParser(s)) {
+      JsonValue value;
+      try {
+        value = readValue(p, p.nextToken());
+      } catch (JsonProcessingException e) {
+        throw translate(e, p);
+      }
+      int valueEnd = (int) offset(p.currentLocation());
+      JsonToken after;
+      try {
+        after = p.nextToken();
+      } catch (JsonProcessingException e) {
+        throw JsonException.of(JsonException.Reason.TRAILING_CONTENT, skipWhitespace(valueEnd),
+            "unexpected content after the JSON value");
+      }
+      if (after != null) {
+        throw JsonException.of(JsonException.Reason.TRAILING_CONTENT, offset(p.currentTokenLocation()),
+            "unexpected content after the JSON value");
+      }
+      return value;
+    } catch (IOException e) {
+      // Only a JsonProcessingException can come from a String source; kept typed all the same.
+      throw JsonException.of(JsonException.Reason.SYNTAX, 0, "unreadable JSON: " + e.getMessage());
+    }
+  }
+
+  private JsonValue readValue(JsonParser p, JsonToken t) throws IOException, JsonException {
+    if (t == null) {
+      throw JsonException.of(JsonException.Reason.UNEXPECTED_END, s.length(), "expected a value");
+    }
+    switch (t) {
+      case START_OBJECT:
+        return readObject(p);
+      case START_ARRAY:
+        return readArray(p);
+      case VALUE_STRING:
+        return new JsonString(checkedText(p));
+      case VALUE_NUMBER_INT:
+      case VALUE_NUMBER_FLOAT:
+        return number(p);
+      case VALUE_TRUE:
         return JsonBoolean.TRUE;
-      case 'f':
-        expectLiteral("false");
+      case VALUE_FALSE:
         return JsonBoolean.FALSE;
-      case 'n':
-        expectLiteral("null");
+      case VALUE_NULL:
         return JsonNull.INSTANCE;
       default:
-        if (c == '-' || (c >= '0' && c <= '9')) {
-          return readNumber();
-        }
-        throw error(JsonException.Reason.SYNTAX, pos, "unexpected character " + describe(c) + ", expected a value");
+        // END_ARRAY / END_OBJECT where a value belongs are syntax errors Jackson reports itself.
+        throw JsonException.of(JsonException.Reason.SYNTAX, offset(p.currentTokenLocation()),
+            "unexpected " + t + ", expected a value");
     }
   }
 
-  private JsonObject readObject() throws JsonException {
-    enter();
-    pos++;
+  private JsonObject readObject(JsonParser p) throws IOException, JsonException {
     LinkedHashMap<String, JsonValue> members = new LinkedHashMap<>();
-    skipWhitespace();
-    if (peek() == '}') {
-      pos++;
-      depth--;
-      return new JsonObject(members);
-    }
     while (true) {
-      if (pos >= s.length()) {
-        throw error(JsonException.Reason.UNEXPECTED_END, pos, "unterminated object");
-      }
-      if (s.charAt(pos) != '"') {
-        throw error(JsonException.Reason.SYNTAX, pos, "expected a member name, got " + describe(s.charAt(pos)));
-      }
-      int keyOffset = pos;
-      String key = readString();
-      skipWhitespace();
-      expect(':', "':' after a member name");
-      skipWhitespace();
-      JsonValue value = readValue();
-      if (members.putIfAbsent(key, value) != null) {
-        throw error(JsonException.Reason.DUPLICATE_KEY, keyOffset, "duplicate member name \"" + abbreviate(key) + "\"");
-      }
-      skipWhitespace();
-      if (pos >= s.length()) {
-        throw error(JsonException.Reason.UNEXPECTED_END, pos, "unterminated object");
-      }
-      char c = s.charAt(pos++);
-      if (c == '}') {
-        depth--;
+      JsonToken t = p.nextToken();
+      if (t == JsonToken.END_OBJECT) {
         return new JsonObject(members);
       }
-      if (c != ',') {
-        throw error(JsonException.Reason.SYNTAX, pos - 1, "expected ',' or '}' in an object, got " + describe(c));
+      if (t != JsonToken.FIELD_NAME) {
+        throw JsonException.of(JsonException.Reason.UNEXPECTED_END, s.length(), "unterminated object");
       }
-      skipWhitespace();
+      long keyOffset = offset(p.currentTokenLocation());
+      String key = checkedText(p);
+      JsonValue value = readValue(p, p.nextToken());
+      if (members.putIfAbsent(key, value) != null) {
+        throw JsonException.of(JsonException.Reason.DUPLICATE_KEY, keyOffset,
+            "duplicate member name \"" + abbreviate(key) + "\"");
+      }
     }
   }
 
-  private JsonArray readArray() throws JsonException {
-    enter();
-    pos++;
+  private JsonArray readArray(JsonParser p) throws IOException, JsonException {
     List<JsonValue> elements = new ArrayList<>();
-    skipWhitespace();
-    if (peek() == ']') {
-      pos++;
-      depth--;
-      return new JsonArray(elements);
-    }
     while (true) {
-      elements.add(readValue());
-      skipWhitespace();
-      if (pos >= s.length()) {
-        throw error(JsonException.Reason.UNEXPECTED_END, pos, "unterminated array");
-      }
-      char c = s.charAt(pos++);
-      if (c == ']') {
-        depth--;
+      JsonToken t = p.nextToken();
+      if (t == JsonToken.END_ARRAY) {
         return new JsonArray(elements);
       }
-      if (c != ',') {
-        throw error(JsonException.Reason.SYNTAX, pos - 1, "expected ',' or ']' in an array, got " + describe(c));
+      if (t == null) {
+        throw JsonException.of(JsonException.Reason.UNEXPECTED_END, s.length(), "unterminated array");
       }
-      skipWhitespace();
+      elements.add(readValue(p, t));
     }
   }
 
-  private String readString() throws JsonException {
-    int start = pos;
-    pos++;
-    StringBuilder out = null;
-    int runStart = pos;
-    while (true) {
-      if (pos >= s.length()) {
-        throw error(JsonException.Reason.UNEXPECTED_END, start, "unterminated string");
-      }
-      char c = s.charAt(pos);
-      if (c == '"') {
-        String result = out == null ? s.substring(runStart, pos) : out.append(s, runStart, pos).toString();
-        pos++;
-        return result;
-      }
-      if (c < 0x20) {
-        throw error(JsonException.Reason.CONTROL_CHARACTER, pos, "unescaped control character " + describe(c) + " in a string");
-      }
-      if (Character.isHighSurrogate(c)) {
-        if (pos + 1 >= s.length() || !Character.isLowSurrogate(s.charAt(pos + 1))) {
-          throw error(JsonException.Reason.UNPAIRED_SURROGATE, pos, "unpaired surrogate in a string");
-        }
-        pos += 2;
-        continue;
-      }
-      if (Character.isLowSurrogate(c)) {
-        throw error(JsonException.Reason.UNPAIRED_SURROGATE, pos, "unpaired surrogate in a string");
-      }
-      if (c != '\\') {
-        pos++;
-        continue;
-      }
-      if (out == null) {
-        out = new StringBuilder();
-      }
-      out.append(s, runStart, pos);
-      readEscape(out);
-      runStart = pos;
+  /** The current string or member name, rejected if it holds an unpaired surrogate (raw or escaped). */
+  private String checkedText(JsonParser p) throws IOException, JsonException {
+    String text = p.getText();
+    if (JsonString.firstUnpairedSurrogate(text) >= 0) {
+      throw JsonException.of(JsonException.Reason.UNPAIRED_SURROGATE, offset(p.currentTokenLocation()),
+          "unpaired surrogate in a string");
+    }
+    return text;
+  }
+
+  private JsonNumber number(JsonParser p) throws IOException, JsonException {
+    String text = p.getText();
+    try {
+      return new JsonNumber(text);
+    } catch (IllegalArgumentException e) {
+      throw JsonException.of(JsonException.Reason.INVALID_NUMBER, offset(p.currentTokenLocation()), "malformed number");
     }
   }
 
-  /** Reads the escape at {@code pos} (a backslash) into {@code out}. */
-  private void readEscape(StringBuilder out) throws JsonException {
-    int at = pos;
-    if (pos + 1 >= s.length()) {
-      throw error(JsonException.Reason.UNEXPECTED_END, at, "unterminated escape");
+  private int skipWhitespace(int from) {
+    int i = from;
+    while (i < s.length() && (s.charAt(i) == ' ' || s.charAt(i) == '\t' || s.charAt(i) == '\n' || s.charAt(i) == '\r')) {
+      i++;
     }
-    char e = s.charAt(pos + 1);
-    pos += 2;
-    switch (e) {
-      case '"':
-        out.append('"');
-        return;
-      case '\\':
-        out.append('\\');
-        return;
-      case '/':
-        out.append('/');
-        return;
-      case 'b':
-        out.append('\b');
-        return;
-      case 'f':
-        out.append('\f');
-        return;
-      case 'n':
-        out.append('\n');
-        return;
-      case 'r':
-        out.append('\r');
-        return;
-      case 't':
-        out.append('\t');
-        return;
-      case 'u':
-        char unit = readHex4(at);
-        if (Character.isLowSurrogate(unit)) {
-          throw error(JsonException.Reason.UNPAIRED_SURROGATE, at, "escaped low surrogate without a high surrogate");
-        }
-        if (Character.isHighSurrogate(unit)) {
-          int second = pos;
-          if (pos + 1 >= s.length() || s.charAt(pos) != '\\' || s.charAt(pos + 1) != 'u') {
-            throw error(JsonException.Reason.UNPAIRED_SURROGATE, at, "escaped high surrogate without a low surrogate");
-          }
-          pos += 2;
-          char low = readHex4(second);
-          if (!Character.isLowSurrogate(low)) {
-            throw error(JsonException.Reason.UNPAIRED_SURROGATE, at, "escaped high surrogate without a low surrogate");
-          }
-          out.append(unit).append(low);
-          return;
-        }
-        out.append(unit);
-        return;
-      default:
-        throw error(JsonException.Reason.INVALID_ESCAPE, at, "invalid escape \\" + describe(e));
-    }
+    return i;
   }
 
-  private char readHex4(int escapeStart) throws JsonException {
-    int v = 0;
-    for (int i = 0; i < 4; i++) {
-      if (pos + i >= s.length()) {
-        throw error(JsonException.Reason.UNEXPECTED_END, escapeStart, "truncated \\u escape");
-      }
-      char c = s.charAt(pos + i);
-      int d;
-      if (c >= '0' && c <= '9') {
-        d = c - '0';
-      } else if (c >= 'a' && c <= 'f') {
-        d = c - 'a' + 10;
-      } else if (c >= 'A' && c <= 'F') {
-        d = c - 'A' + 10;
-      } else {
-        throw error(JsonException.Reason.INVALID_ESCAPE, escapeStart, "\\u escape needs four hex digits");
-      }
-      v = (v << 4) | d;
-    }
-    pos += 4;
-    return (char) v;
+  private long offset(JsonLocation location) {
+    long at = location.getCharOffset();
+    return at < 0 ? 0 : Math.min(at, s.length());
   }
 
-  private JsonNumber readNumber() throws JsonException {
-    int start = pos;
+  /**
+   * The reason and offset of a Jackson failure, as the project defines them ({@link JsonException.Reason}):
+   * the offset is that of the first character that cannot continue a valid document. Jackson's message
+   * says which kind of token failed; for numbers and literals the offending character is found again with
+   * the number grammar of {@link JsonNumber} and the literal's spelling.
+   */
+  private JsonException translate(JsonProcessingException e, JsonParser p) {
+    String m = String.valueOf(e.getOriginalMessage());
+    long at = e.getLocation() == null ? s.length() : offset(e.getLocation());
+    boolean root = p.getParsingContext() == null || p.getParsingContext().inRoot();
+    if (e instanceof StreamConstraintsException) {
+      return JsonException.of(m.contains("nesting depth") ? JsonException.Reason.DEPTH_LIMIT
+          : JsonException.Reason.SIZE_LIMIT, at, m);
+    }
+    if (m.startsWith("Unrecognized token '") || m.startsWith("Non-standard token '")) {
+      int open = m.indexOf('\'');
+      int close = m.indexOf('\'', open + 1);
+      String token = close < 0 ? "" : m.substring(open + 1, close);
+      return literal(Math.max(0, at - token.length()), root, m);
+    }
+    if (m.contains("plus sign") || m.contains("Number value") || m.contains("numeric value")
+        || m.contains("number exponent") || m.contains("following sign") || m.contains("Leading zeroes")
+        || m.contains("root-level values")) {
+      return number((int) Math.min(at, s.length() - 1L), root, m);
+    }
+    if (m.contains("Illegal unquoted character")) {
+      return JsonException.of(JsonException.Reason.CONTROL_CHARACTER, at, m);
+    }
+    if (m.contains("character escape")) {
+      // Reported at the backslash that starts the escape.
+      int backslash = s.lastIndexOf('\\', (int) Math.min(at, s.length() - 1L));
+      return at >= s.length() ? JsonException.of(JsonException.Reason.UNEXPECTED_END, s.length(), m)
+          : JsonException.of(JsonException.Reason.INVALID_ESCAPE, Math.max(0, backslash), m);
+    }
+    if (m.startsWith("Illegal character")) {
+      return JsonException.of(JsonException.Reason.SYNTAX, Math.max(0, at - 1), m);
+    }
+    if (m.contains("closing quote")) {
+      // An unterminated string is reported where it starts.
+      return JsonException.of(JsonException.Reason.UNEXPECTED_END, offset(p.currentTokenLocation()), m);
+    }
+    if (e instanceof JsonEOFException || at >= s.length() || m.contains("end-of-input")) {
+      return JsonException.of(JsonException.Reason.UNEXPECTED_END, s.length(), m);
+    }
+    if (at > 0 && s.charAt((int) at - 1) == '-') {
+      return number((int) at - 1, root, m);
+    }
+    return JsonException.of(JsonException.Reason.SYNTAX, at, m);
+  }
+
+  /** A failed literal starting at {@code start}: a misspelling, a truncation or content right after it. */
+  private JsonException literal(long start, boolean root, String m) {
+    int i = (int) start;
+    String literal = i >= s.length() ? "" : switch (s.charAt(i)) {
+      case 't' -> "true";
+      case 'f' -> "false";
+      case 'n' -> "null";
+      default -> "";
+    };
+    int k = 0;
+    while (k < literal.length() && i + k < s.length() && s.charAt(i + k) == literal.charAt(k)) {
+      k++;
+    }
+    if (!literal.isEmpty() && k == literal.length()) {
+      return JsonException.of(root ? JsonException.Reason.TRAILING_CONTENT : JsonException.Reason.SYNTAX, i + k, m);
+    }
+    if (!literal.isEmpty() && i + k >= s.length()) {
+      return JsonException.of(JsonException.Reason.UNEXPECTED_END, s.length(), m);
+    }
+    return JsonException.of(JsonException.Reason.SYNTAX, i + k, m);
+  }
+
+  /** A failed number around {@code near}: rescanned from its first character with the RFC 8259 grammar. */
+  private JsonException number(int near, boolean root, String m) {
+    int start = Math.max(0, near);
+    while (start > 0 && "0123456789+-.eE".indexOf(s.charAt(start - 1)) >= 0) {
+      start--;
+    }
+    while (start < s.length() && "-0123456789+".indexOf(s.charAt(start)) < 0) {
+      start++;
+    }
+    if (start >= s.length()) {
+      return JsonException.of(JsonException.Reason.UNEXPECTED_END, s.length(), m);
+    }
+    if (s.charAt(start) == '+') {
+      return JsonException.of(JsonException.Reason.SYNTAX, start, "a number cannot start with '+'");
+    }
     int end = JsonNumber.scan(s, start);
     if (end < 0) {
-      int at = -end - 1;
-      if (at >= s.length()) {
-        throw error(JsonException.Reason.UNEXPECTED_END, at, "truncated number");
-      }
-      throw error(JsonException.Reason.INVALID_NUMBER, at, "malformed number");
+      int bad = -end - 1;
+      return bad >= s.length() ? JsonException.of(JsonException.Reason.UNEXPECTED_END, s.length(), m)
+          : JsonException.of(JsonException.Reason.INVALID_NUMBER, bad, m);
     }
-    pos = end;
-    return new JsonNumber(s.substring(start, end));
-  }
-
-  private void expectLiteral(String literal) throws JsonException {
-    if (!s.startsWith(literal, pos)) {
-      for (int i = 0; i < literal.length(); i++) {
-        if (pos + i >= s.length()) {
-          throw error(JsonException.Reason.UNEXPECTED_END, pos + i, "truncated literal '" + literal + "'");
-        }
-        if (s.charAt(pos + i) != literal.charAt(i)) {
-          throw error(JsonException.Reason.SYNTAX, pos + i, "expected '" + literal + "'");
-        }
-      }
-    }
-    pos += literal.length();
-  }
-
-  private void expect(char c, String what) throws JsonException {
-    if (pos >= s.length()) {
-      throw error(JsonException.Reason.UNEXPECTED_END, pos, "expected " + what);
-    }
-    if (s.charAt(pos) != c) {
-      throw error(JsonException.Reason.SYNTAX, pos, "expected " + what + ", got " + describe(s.charAt(pos)));
-    }
-    pos++;
-  }
-
-  private void enter() throws JsonException {
-    if (++depth > maxDepth) {
-      throw error(JsonException.Reason.DEPTH_LIMIT, pos, "nesting deeper than " + maxDepth);
-    }
-  }
-
-  private int peek() {
-    return pos < s.length() ? s.charAt(pos) : -1;
-  }
-
-  private void skipWhitespace() {
-    while (pos < s.length()) {
-      char c = s.charAt(pos);
-      if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-        return;
-      }
-      pos++;
-    }
-  }
-
-  private static String describe(char c) {
-    if (c >= 0x20 && c < 0x7F) {
-      return "'" + c + "'";
-    }
-    return String.format("U+%04X", (int) c);
+    // The number itself is complete (e.g. the 0 of 01): what follows is the error.
+    return JsonException.of(root ? JsonException.Reason.TRAILING_CONTENT : JsonException.Reason.SYNTAX,
+        Math.min(end, s.length()), m);
   }
 
   private static String abbreviate(String key) {
     return key.length() <= 64 ? key : key.substring(0, 64) + "…";
-  }
-
-  private static JsonException error(JsonException.Reason reason, int offset, String message) {
-    return JsonException.of(reason, offset, message);
   }
 }

@@ -1,83 +1,63 @@
 package dev.kvrelay.api.json;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.StreamWriteConstraints;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.util.Map;
 
-/** Stateless and thread-safe: the compact writer behind {@link Json#write}. */
+/**
+ * Stateless and thread-safe: the compact writer behind {@link Json#write}, on jackson-core's streaming
+ * {@link JsonGenerator}. Jackson's default escaping is the project's ({@code "}, {@code \\} and the control
+ * characters only; {@code \b \t \n \f \r} in short form), with lowercase hex in {@code \\u00xx}; number text
+ * is written verbatim.
+ */
 final class JsonWriter {
-  private static final char[] HEX = "0123456789abcdef".toCharArray();
+  private static final JsonFactory FACTORY = JsonFactory.builder()
+      .disable(JsonWriteFeature.WRITE_HEX_UPPER_CASE)
+      .disable(JsonWriteFeature.ESCAPE_FORWARD_SLASHES)
+      .disable(JsonWriteFeature.ESCAPE_NON_ASCII)
+      // A value tree is as deep as its builder made it; the reader's limits bound parsed trees.
+      .streamWriteConstraints(StreamWriteConstraints.builder().maxNestingDepth(Integer.MAX_VALUE).build())
+      .build();
 
   private JsonWriter() {}
 
-  static void write(JsonValue value, StringBuilder out) {
-    if (value instanceof JsonObject) {
-      out.append('{');
-      boolean first = true;
-      for (Map.Entry<String, JsonValue> e : ((JsonObject) value).members().entrySet()) {
-        if (!first) {
-          out.append(',');
-        }
-        first = false;
-        writeString(e.getKey(), out);
-        out.append(':');
-        write(e.getValue(), out);
-      }
-      out.append('}');
-    } else if (value instanceof JsonArray) {
-      out.append('[');
-      boolean first = true;
-      for (JsonValue v : ((JsonArray) value).elements()) {
-        if (!first) {
-          out.append(',');
-        }
-        first = false;
-        write(v, out);
-      }
-      out.append(']');
-    } else if (value instanceof JsonString) {
-      writeString(((JsonString) value).value(), out);
-    } else if (value instanceof JsonNumber) {
-      out.append(((JsonNumber) value).text());
-    } else if (value instanceof JsonBoolean) {
-      out.append(((JsonBoolean) value).value() ? "true" : "false");
-    } else {
-      out.append("null");
+  static String write(JsonValue value) {
+    StringWriter out = new StringWriter();
+    try (JsonGenerator g = FACTORY.createGenerator(out)) {
+      write(value, g);
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing JSON to memory failed", e);
     }
+    return out.toString();
   }
 
-  static void writeString(String s, StringBuilder out) {
-    out.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"':
-          out.append("\\\"");
-          break;
-        case '\\':
-          out.append("\\\\");
-          break;
-        case '\n':
-          out.append("\\n");
-          break;
-        case '\r':
-          out.append("\\r");
-          break;
-        case '\t':
-          out.append("\\t");
-          break;
-        case '\b':
-          out.append("\\b");
-          break;
-        case '\f':
-          out.append("\\f");
-          break;
-        default:
-          if (c < 0x20) {
-            out.append("\\u00").append(HEX[c >> 4]).append(HEX[c & 0xF]);
-          } else {
-            out.append(c);
-          }
+  private static void write(JsonValue value, JsonGenerator g) throws IOException {
+    if (value instanceof JsonObject o) {
+      g.writeStartObject();
+      for (Map.Entry<String, JsonValue> e : o.members().entrySet()) {
+        g.writeFieldName(e.getKey());
+        write(e.getValue(), g);
       }
+      g.writeEndObject();
+    } else if (value instanceof JsonArray a) {
+      g.writeStartArray();
+      for (JsonValue v : a.elements()) {
+        write(v, g);
+      }
+      g.writeEndArray();
+    } else if (value instanceof JsonString s) {
+      g.writeString(s.value());
+    } else if (value instanceof JsonNumber n) {
+      g.writeNumber(n.text());
+    } else if (value instanceof JsonBoolean b) {
+      g.writeBoolean(b.value());
+    } else {
+      g.writeNull();
     }
-    out.append('"');
   }
 }

@@ -1,87 +1,115 @@
 package dev.kvrelay.spi.eventplane;
 
 import dev.kvrelay.spi.eventplane.EventDecodeException.Reason;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
+import org.msgpack.core.MessageFormat;
+import org.msgpack.core.MessageInsufficientBufferException;
+import org.msgpack.core.MessagePack;
+import org.msgpack.core.MessagePackException;
+import org.msgpack.core.MessageSizeException;
+import org.msgpack.core.MessageUnpacker;
 
 /**
- * Not thread-safe: confined to one decode call. A bounds-checked msgpack cursor over a byte range that
- * reports every defect as an {@link EventDecodeException} and never allocates from a declared length
- * before checking it against the bytes that remain.
+ * Not thread-safe: confined to one decode call. A cursor over a byte range, on msgpack-core's {@link
+ * MessageUnpacker}, that reports every defect as an {@link EventDecodeException} and never lets the library
+ * read or allocate from a declared length before checking it against the bytes that remain.
+ *
+ * <p>msgpack-core parses every header and integer width; this class adds what the event plane needs on
+ * top: unsigned 64-bit integers without {@link java.math.BigInteger} (msgpack-core has no unsigned read,
+ * so a {@code uint64} value's nine raw bytes are read with {@link MessageUnpacker#readPayload(byte[], int,
+ * int)}), map keys matched by their bytes without building strings, a depth-bounded skip of ignored values
+ * (msgpack-core's own {@link MessageUnpacker#skipValue()} has no depth bound) and strict UTF-8 through the
+ * JDK's reporting decoder.
  */
 final class MsgpackReader {
   /** How deep an ignored (unknown) value may nest before the decoder gives up. */
   static final int MAX_SKIP_DEPTH = 64;
 
+  /** Longest key compared by name; every known name is shorter. */
+  private static final int MAX_NAME = 32;
+
   private final byte[] buf;
-  private final int end;
-  private int pos;
+  private final int start;
+  private final int length;
+  private final MessageUnpacker in;
+  private final byte[] scratch = new byte[MAX_NAME];
 
   MsgpackReader(byte[] buf, int offset, int length) {
     this.buf = buf;
-    this.pos = offset;
-    this.end = offset + length;
+    this.start = offset;
+    this.length = length;
+    this.in = MessagePack.newDefaultUnpacker(buf, offset, length);
   }
 
+  /** Bytes not yet consumed. */
   int remaining() {
-    return end - pos;
+    return length - (int) in.getTotalReadBytes();
+  }
+
+  /** Index into {@link #buffer()} of the next byte. */
+  private int position() {
+    return start + (int) in.getTotalReadBytes();
   }
 
   void expectEnd(String field) throws EventDecodeException {
-    if (pos != end) {
-      throw new EventDecodeException(Reason.TRAILING_BYTES, field, (end - pos) + " bytes after the value");
+    int left = remaining();
+    if (left != 0) {
+      throw new EventDecodeException(Reason.TRAILING_BYTES, field, left + " bytes after the value");
     }
   }
 
-  private int peek(String field) throws EventDecodeException {
-    if (pos >= end) {
+  private MessageFormat peek(String field) throws EventDecodeException {
+    if (remaining() <= 0) {
       throw new EventDecodeException(Reason.TRUNCATED, field, "input ends where a value starts");
     }
-    return buf[pos] & 0xFF;
-  }
-
-  private int u8(String field) throws EventDecodeException {
-    int b = peek(field);
-    pos++;
-    return b;
-  }
-
-  private long fixed(int bytes, String field) throws EventDecodeException {
-    if (end - pos < bytes) {
-      throw new EventDecodeException(Reason.TRUNCATED, field, "input ends inside a " + bytes + "-byte value");
+    try {
+      return in.getNextFormat();
+    } catch (IOException | MessagePackException e) {
+      throw translate(e, field);
     }
-    long v = 0;
-    for (int i = 0; i < bytes; i++) {
-      v = (v << 8) | (buf[pos + i] & 0xFFL);
-    }
-    pos += bytes;
-    return v;
   }
 
   /** True if the next value is nil (not consumed). */
   boolean nextIsNil(String field) throws EventDecodeException {
-    return peek(field) == 0xC0;
+    return peek(field) == MessageFormat.NIL;
   }
 
   /** True if the next value is a string (not consumed). */
   boolean nextIsString(String field) throws EventDecodeException {
-    int b = peek(field);
-    return (b >= 0xA0 && b <= 0xBF) || b == 0xD9 || b == 0xDA || b == 0xDB;
+    return isString(peek(field));
   }
 
   /** True if the next value is a map (not consumed). */
   boolean nextIsMap(String field) throws EventDecodeException {
-    int b = peek(field);
-    return (b >= 0x80 && b <= 0x8F) || b == 0xDE || b == 0xDF;
+    return isMap(peek(field));
+  }
+
+  private static boolean isString(MessageFormat f) {
+    return f == MessageFormat.FIXSTR || f == MessageFormat.STR8 || f == MessageFormat.STR16
+        || f == MessageFormat.STR32;
+  }
+
+  private static boolean isMap(MessageFormat f) {
+    return f == MessageFormat.FIXMAP || f == MessageFormat.MAP16 || f == MessageFormat.MAP32;
+  }
+
+  private static boolean isArray(MessageFormat f) {
+    return f == MessageFormat.FIXARRAY || f == MessageFormat.ARRAY16 || f == MessageFormat.ARRAY32;
   }
 
   /** Consumes a nil if one is next; returns whether it did. */
   boolean tryNil(String field) throws EventDecodeException {
     if (nextIsNil(field)) {
-      pos++;
+      try {
+        in.unpackNil();
+      } catch (IOException | MessagePackException e) {
+        throw translate(e, field);
+      }
       return true;
     }
     return false;
@@ -89,32 +117,34 @@ final class MsgpackReader {
 
   /** Reads any msgpack integer as an unsigned 64-bit value; negative values are out of range. */
   long readU64(String field) throws EventDecodeException {
-    int b = u8(field);
-    if (b <= 0x7F) {
-      return b;
-    }
-    long v;
-    switch (b) {
-      case 0xCC: return fixed(1, field);
-      case 0xCD: return fixed(2, field);
-      case 0xCE: return fixed(4, field);
-      case 0xCF: return fixed(8, field);
-      case 0xD0: v = (byte) fixed(1, field); break;
-      case 0xD1: v = (short) fixed(2, field); break;
-      case 0xD2: v = (int) fixed(4, field); break;
-      case 0xD3: v = fixed(8, field); break;
-      default:
-        if (b >= 0xE0) {
-          v = (byte) b;
-          break;
+    MessageFormat f = peek(field);
+    try {
+      switch (f) {
+        case UINT64: {
+          if (remaining() < 9) {
+            throw new EventDecodeException(Reason.TRUNCATED, field, "input ends inside an 8-byte value");
+          }
+          in.readPayload(scratch, 0, 9);
+          long v = 0;
+          for (int i = 1; i < 9; i++) {
+            v = (v << 8) | (scratch[i] & 0xFFL);
+          }
+          return v;
         }
-        pos--;
-        throw wrongType(field, "an integer");
+        case POSFIXINT: case UINT8: case UINT16: case UINT32:
+        case NEGFIXINT: case INT8: case INT16: case INT32: case INT64: {
+          long v = in.unpackLong();
+          if (v < 0) {
+            throw new EventDecodeException(Reason.OUT_OF_RANGE, field, "negative value " + v + " for an unsigned field");
+          }
+          return v;
+        }
+        default:
+          throw wrongType(field, "an integer");
+      }
+    } catch (IOException | MessagePackException e) {
+      throw translate(e, field);
     }
-    if (v < 0) {
-      throw new EventDecodeException(Reason.OUT_OF_RANGE, field, "negative value " + v + " for an unsigned field");
-    }
-    return v;
   }
 
   /** Reads any msgpack integer that fits an unsigned 32-bit value. */
@@ -129,87 +159,102 @@ final class MsgpackReader {
 
   /** Reads a map header and returns its entry count (at most half the bytes that remain). */
   int readMapHeader(String field) throws EventDecodeException {
-    int b = u8(field);
-    long n;
-    if (b >= 0x80 && b <= 0x8F) {
-      n = b & 0x0F;
-    } else if (b == 0xDE) {
-      n = fixed(2, field);
-    } else if (b == 0xDF) {
-      n = fixed(4, field);
-    } else {
-      pos--;
+    if (!isMap(peek(field))) {
       throw wrongType(field, "a map");
     }
-    return checkCount(n, 2, field);
+    try {
+      return checkCount(in.unpackMapHeader(), 2, field);
+    } catch (IOException | MessagePackException e) {
+      throw translate(e, field);
+    }
   }
 
   /** Reads an array header and returns its element count (at most the bytes that remain). */
   int readArrayHeader(String field) throws EventDecodeException {
-    int b = u8(field);
-    long n;
-    if (b >= 0x90 && b <= 0x9F) {
-      n = b & 0x0F;
-    } else if (b == 0xDC) {
-      n = fixed(2, field);
-    } else if (b == 0xDD) {
-      n = fixed(4, field);
-    } else {
-      pos--;
+    if (!isArray(peek(field))) {
       throw wrongType(field, "an array");
     }
-    return checkCount(n, 1, field);
+    try {
+      return checkCount(in.unpackArrayHeader(), 1, field);
+    } catch (IOException | MessagePackException e) {
+      throw translate(e, field);
+    }
   }
 
   private int checkCount(long n, int minBytesEach, String field) throws EventDecodeException {
-    if (n * minBytesEach > end - pos) {
+    int left = remaining();
+    if (n * minBytesEach > left) {
       throw new EventDecodeException(Reason.OVERSIZE_LENGTH, field,
-          "declares " + n + " elements but only " + (end - pos) + " bytes remain");
+          "declares " + n + " elements but only " + left + " bytes remain");
     }
     return (int) n;
   }
 
   /** Reads a string header and returns the byte length; the cursor is left on the first byte. */
   private int readStringHeader(String field) throws EventDecodeException {
-    int b = u8(field);
-    long n;
-    if (b >= 0xA0 && b <= 0xBF) {
-      n = b & 0x1F;
-    } else if (b == 0xD9) {
-      n = fixed(1, field);
-    } else if (b == 0xDA) {
-      n = fixed(2, field);
-    } else if (b == 0xDB) {
-      n = fixed(4, field);
-    } else {
-      pos--;
+    if (!isString(peek(field))) {
       throw wrongType(field, "a string");
     }
-    return checkCount(n, 1, field);
+    try {
+      return checkCount(in.unpackRawStringHeader(), 1, field);
+    } catch (IOException | MessagePackException e) {
+      throw translate(e, field);
+    }
   }
 
-  /** Reads a UTF-8 string. */
+  /** Moves the cursor over {@code n} bytes that are known to remain. */
+  private void skipRaw(int n, String field) throws EventDecodeException {
+    if (n == 0) {
+      return;
+    }
+    try {
+      in.readPayloadAsReference(n);
+    } catch (IOException | MessagePackException e) {
+      throw translate(e, field);
+    }
+  }
+
+  /** Reads a UTF-8 string (strictly: malformed UTF-8 is {@link Reason#INVALID_UTF8}). */
   String readString(String field) throws EventDecodeException {
     int n = readStringHeader(field);
-    String s = utf8(buf, pos, n, field);
-    pos += n;
-    return s;
+    int at = position();
+    skipRaw(n, field);
+    return utf8(buf, at, n, field);
   }
 
   /**
    * Reads a string and returns the index of the equal entry of {@code names} (compared as bytes), or −1
-   * if none is equal. {@code names} are ASCII.
+   * if none is equal. {@code names} are ASCII and shorter than {@value #MAX_NAME} bytes.
    */
   int readName(byte[][] names, String field) throws EventDecodeException {
     int n = readStringHeader(field);
-    int start = pos;
-    pos += n;
+    if (n > MAX_NAME) {
+      skipRaw(n, field);
+      return -1;
+    }
+    try {
+      in.readPayload(scratch, 0, n);
+    } catch (IOException | MessagePackException e) {
+      throw translate(e, field);
+    }
     for (int i = 0; i < names.length; i++) {
-      if (equalsRange(names[i], start, n)) {
+      if (equalsScratch(names[i], n)) {
         return i;
       }
     }
     return -1;
+  }
+
+  private boolean equalsScratch(byte[] name, int n) {
+    if (name.length != n) {
+      return false;
+    }
+    for (int i = 0; i < n; i++) {
+      if (scratch[i] != name[i]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
@@ -224,45 +269,31 @@ final class MsgpackReader {
     return -1;
   }
 
-  /** The bytes of the last string read by {@link #readName}, for messages; decoded leniently. */
-  String describeLastName(int length) {
-    int n = Math.min(length, 64);
-    return new String(buf, pos - length, n, StandardCharsets.UTF_8);
-  }
-
-  private boolean equalsRange(byte[] name, int start, int n) {
-    if (name.length != n) {
-      return false;
-    }
-    for (int i = 0; i < n; i++) {
-      if (buf[start + i] != name[i]) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   /**
    * Reads a byte string: a msgpack {@code bin}, or (leniently, as a {@code Vec<u8>} serialized without
    * {@code serde_bytes}) an array of integers 0..255.
    */
   Span readBytes(String field) throws EventDecodeException {
-    int b = peek(field);
-    if (b == 0xC4 || b == 0xC5 || b == 0xC6) {
-      pos++;
-      long n = fixed(b == 0xC4 ? 1 : b == 0xC5 ? 2 : 4, field);
-      int len = checkCount(n, 1, field);
-      Span s = new Span(pos, len, null);
-      pos += len;
+    MessageFormat f = peek(field);
+    if (f == MessageFormat.BIN8 || f == MessageFormat.BIN16 || f == MessageFormat.BIN32) {
+      int len;
+      try {
+        len = checkCount(in.unpackBinaryHeader(), 1, field);
+      } catch (IOException | MessagePackException e) {
+        throw translate(e, field);
+      }
+      Span s = new Span(position(), len, null);
+      skipRaw(len, field);
       return s;
     }
-    if ((b >= 0x90 && b <= 0x9F) || b == 0xDC || b == 0xDD) {
+    if (isArray(f)) {
       int n = readArrayHeader(field);
       byte[] out = new byte[n];
       for (int i = 0; i < n; i++) {
         long v = readU64(field);
-        if (v > 0xFF) {
-          throw new EventDecodeException(Reason.OUT_OF_RANGE, field, "byte array element " + v + " exceeds 255");
+        if (Long.compareUnsigned(v, 0xFF) > 0) {
+          throw new EventDecodeException(Reason.OUT_OF_RANGE, field,
+              "byte array element " + Long.toUnsignedString(v) + " exceeds 255");
         }
         out[i] = (byte) v;
       }
@@ -287,90 +318,78 @@ final class MsgpackReader {
     if (depth > MAX_SKIP_DEPTH) {
       throw new EventDecodeException(Reason.TOO_DEEP, field, "ignored value nests deeper than " + MAX_SKIP_DEPTH);
     }
-    int b = peek(field);
-    if (b <= 0x7F || b >= 0xE0 || b == 0xC0 || b == 0xC2 || b == 0xC3) {
-      pos++;
-      return;
+    MessageFormat f = peek(field);
+    if (f == MessageFormat.NEVER_USED) {
+      throw new EventDecodeException(Reason.WRONG_TYPE, field, "reserved msgpack byte 0xc1");
     }
-    if ((b >= 0x80 && b <= 0x8F) || b == 0xDE || b == 0xDF) {
-      int n = readMapHeader(field);
-      for (int i = 0; i < n; i++) {
-        skip(field, depth + 1);
-        skip(field, depth + 1);
+    try {
+      switch (f.getValueType()) {
+        case MAP: {
+          int n = readMapHeader(field);
+          for (int i = 0; i < n; i++) {
+            skip(field, depth + 1);
+            skip(field, depth + 1);
+          }
+          return;
+        }
+        case ARRAY: {
+          int n = readArrayHeader(field);
+          for (int i = 0; i < n; i++) {
+            skip(field, depth + 1);
+          }
+          return;
+        }
+        case STRING:
+          skipRaw(readStringHeader(field), field);
+          return;
+        case BINARY:
+          skipRaw(checkCount(in.unpackBinaryHeader(), 1, field), field);
+          return;
+        case EXTENSION:
+          skipRaw(checkCount(in.unpackExtensionTypeHeader().getLength(), 1, field), field);
+          return;
+        default:
+          in.skipValue(); // nil, boolean, integer, float: fixed size, bounds-checked by msgpack-core
       }
-      return;
+    } catch (IOException | MessagePackException e) {
+      throw translate(e, field);
     }
-    if ((b >= 0x90 && b <= 0x9F) || b == 0xDC || b == 0xDD) {
-      int n = readArrayHeader(field);
-      for (int i = 0; i < n; i++) {
-        skip(field, depth + 1);
-      }
-      return;
-    }
-    if ((b >= 0xA0 && b <= 0xBF) || b == 0xD9 || b == 0xDA || b == 0xDB) {
-      int n = readStringHeader(field);
-      pos += n;
-      return;
-    }
-    pos++;
-    switch (b) {
-      case 0xC4: skipBytes(fixed(1, field), field); return;
-      case 0xC5: skipBytes(fixed(2, field), field); return;
-      case 0xC6: skipBytes(fixed(4, field), field); return;
-      case 0xC7: skipBytes(fixed(1, field) + 1, field); return;
-      case 0xC8: skipBytes(fixed(2, field) + 1, field); return;
-      case 0xC9: skipBytes(fixed(4, field) + 1, field); return;
-      case 0xCA: skipBytes(4, field); return;
-      case 0xCB: skipBytes(8, field); return;
-      case 0xCC: case 0xD0: skipBytes(1, field); return;
-      case 0xCD: case 0xD1: skipBytes(2, field); return;
-      case 0xCE: case 0xD2: skipBytes(4, field); return;
-      case 0xCF: case 0xD3: skipBytes(8, field); return;
-      case 0xD4: skipBytes(2, field); return;
-      case 0xD5: skipBytes(3, field); return;
-      case 0xD6: skipBytes(5, field); return;
-      case 0xD7: skipBytes(9, field); return;
-      case 0xD8: skipBytes(17, field); return;
-      default:
-        pos--;
-        throw new EventDecodeException(Reason.WRONG_TYPE, field, "reserved msgpack byte 0xc1");
-    }
-  }
-
-  private void skipBytes(long n, String field) throws EventDecodeException {
-    if (n > end - pos) {
-      throw new EventDecodeException(Reason.OVERSIZE_LENGTH, field,
-          "declares " + n + " bytes but only " + (end - pos) + " remain");
-    }
-    pos += (int) n;
   }
 
   EventDecodeException wrongType(String field, String expected) {
-    String got = pos < end ? describe(buf[pos] & 0xFF) : "end of input";
+    String got;
+    if (remaining() <= 0) {
+      got = "end of input";
+    } else {
+      MessageFormat f = MessageFormat.valueOf(buf[position()]);
+      got = f == MessageFormat.NEVER_USED ? "the reserved byte 0xc1" : describe(f);
+    }
     return new EventDecodeException(Reason.WRONG_TYPE, field, "expected " + expected + ", got " + got);
   }
 
-  private static String describe(int b) {
-    if (b <= 0x7F || b >= 0xE0 || (b >= 0xCC && b <= 0xD3)) {
-      return "an integer";
-    }
-    if ((b >= 0x80 && b <= 0x8F) || b == 0xDE || b == 0xDF) {
-      return "a map";
-    }
-    if ((b >= 0x90 && b <= 0x9F) || b == 0xDC || b == 0xDD) {
-      return "an array";
-    }
-    if ((b >= 0xA0 && b <= 0xBF) || (b >= 0xD9 && b <= 0xDB)) {
-      return "a string";
-    }
-    switch (b) {
-      case 0xC0: return "nil";
-      case 0xC2: case 0xC3: return "a boolean";
-      case 0xC4: case 0xC5: case 0xC6: return "binary data";
-      case 0xCA: case 0xCB: return "a float";
-      case 0xC1: return "the reserved byte 0xc1";
+  private static String describe(MessageFormat f) {
+    switch (f.getValueType()) {
+      case INTEGER: return "an integer";
+      case MAP: return "a map";
+      case ARRAY: return "an array";
+      case STRING: return "a string";
+      case NIL: return "nil";
+      case BOOLEAN: return "a boolean";
+      case BINARY: return "binary data";
+      case FLOAT: return "a float";
       default: return "an extension value";
     }
+  }
+
+  /** Maps a msgpack-core failure (bounds are checked first, so these are the leftovers) to a typed reason. */
+  private static EventDecodeException translate(Exception e, String field) {
+    if (e instanceof MessageInsufficientBufferException || e instanceof IOException) {
+      return new EventDecodeException(Reason.TRUNCATED, field, "input ends inside a value");
+    }
+    if (e instanceof MessageSizeException) {
+      return new EventDecodeException(Reason.OVERSIZE_LENGTH, field, "declared length does not fit: " + e.getMessage());
+    }
+    return new EventDecodeException(Reason.WRONG_TYPE, field, String.valueOf(e.getMessage()));
   }
 
   static String utf8(byte[] bytes, int offset, int length, String field) throws EventDecodeException {

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
  * Golden msgpack bytes written by hand from the spec (runtime-inputs.md §5.6 envelope key order, §5.7
  * RouterEvent shape, §8 ActiveLoad; rmp_serde {@code to_vec_named}: named maps, smallest integer width,
  * nil for None, unit variant as a bare string, newtype variant as a one-entry map). Encoding must
- * produce exactly these bytes and decoding them must give the values they were written from.
+ * produce exactly these bytes and decoding them must give the values they were written from. The
+ * upstream-computed vectors of plugins-wire §2.3 (V1–V4, L1, E1) are {@link SpecGoldenVectorsTest}.
  */
 class GoldenMsgpackTest {
 
