@@ -8,7 +8,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Immutable and thread-safe: the published state of one {@link LoadView} (wan-grpc.md §4.1, §7.5).
+ * Immutable and thread-safe: the published state of one {@code LoadView} (wan-grpc.md §4.1, §7.5).
  *
  * @param hasWindow true once a window was applied since the last reset
  * @param windowSequence the applied {@code window_sequence} (unsigned), meaningful when {@code hasWindow}

@@ -35,9 +35,11 @@ import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -48,15 +50,15 @@ import org.jspecify.annotations.Nullable;
  * Thread-safe: all state is confined to one serial consumer task (on the caller's executor, or on one daemon
  * thread the consumer owns and stops on {@link #close()}); {@link #query}, {@link #readiness}, {@link #load},
  * {@link #replicaStates}, {@link #stats}, {@link #start} and {@link #close} may be called from any thread. The JVM router's one-stop consumer (wan-grpc.md §7): it reads up to 16
- * {@link RelaySource}s (one per DC) for one indexer domain, keeps a {@link GlobalView} fed and answers
+ * {@link RelaySource}s (one per DC) for one indexer domain, keeps a {@code GlobalView} fed and answers
  * "tokens → matched prefix depth and tokens per DC pool".
  *
  * <p>Per source it keeps, as independent state machines (§7.1): the catalog ({@link CatalogView}), one
- * {@link PoolReplica} per pool of the domain, the readiness ({@link ReadinessView}) and the pool load
- * ({@link LoadView}). A catalog change is reconciled against the global view: pools of the domain that are new,
+ * {@code PoolReplica} per pool of the domain, the readiness ({@link ReadinessView}) and the pool load
+ * ({@code LoadView}). A catalog change is reconciled against the global view: pools of the domain that are new,
  * or listed with a new ProducerKey, are assigned a lane and subscribed; pools gone, quarantined or re-keyed are
  * unsubscribed and unassigned. Because each change of the lane mapping publishes a fresh indexer (see
- * {@link GlobalView}), every replica is then rebound on the new indexer and resubscribed (new lease, new
+ * {@code GlobalView}), every replica is then rebound on the new indexer and resubscribed (new lease, new
  * snapshot). Frames are drained on the consumer task when the stream signals availability; streams are polled,
  * never waited on, so nothing blocks the scheduler.
  *
@@ -264,7 +266,7 @@ public final class RelayConsumer implements AutoCloseable {
       if (!executor.isShutdown()) {
         try {
           executor.execute(task);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
           // closed concurrently: the close task already dropped all state
         }
       }
@@ -274,8 +276,8 @@ public final class RelayConsumer implements AutoCloseable {
     public void schedule(Runnable task, long delayNanos) {
       if (!executor.isShutdown()) {
         try {
-          executor.schedule(task, delayNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+          executor.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
           // closed concurrently
         }
       }

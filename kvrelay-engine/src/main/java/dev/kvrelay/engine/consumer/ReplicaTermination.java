@@ -1,7 +1,7 @@
 package dev.kvrelay.engine.consumer;
 
 /**
- * Immutable: why a {@link PoolReplica} was invalidated (wan-grpc.md §7.4 step 6). After any of these the
+ * Immutable: why a {@code PoolReplica} was invalidated (wan-grpc.md §7.4 step 6). After any of these the
  * replica refuses frames until it is re-bound with a new lease.
  */
 public enum ReplicaTermination {
