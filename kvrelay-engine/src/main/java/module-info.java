@@ -1,6 +1,11 @@
 /**
  * The embeddable relay engine: membership → pools → actors → projections → publication hubs, and the
- * consumer views. Pure Java; plugins arrive through the discovery and event-plane SPIs.
+ * consumer. Pure Java; plugins arrive through the discovery and event-plane SPIs.
+ *
+ * <p>The API is four packages: the engine itself ({@code dev.kvrelay.engine}), the consumer an embedder reads
+ * relays with ({@code dev.kvrelay.engine.consumer}), the WAN message values both the relay and the consumer speak
+ * ({@code dev.kvrelay.engine.wan}) and the counters {@code stats()} returns ({@code dev.kvrelay.engine.stats}).
+ * Every other package is the engine's inside and is not exported.
  */
 module dev.kvrelay.engine {
   requires static transitive org.jspecify;
@@ -8,14 +13,8 @@ module dev.kvrelay.engine {
   requires transitive dev.kvrelay.spi.discovery;
   requires transitive dev.kvrelay.spi.eventplane;
 
-  exports dev.kvrelay.engine.membership;
-  exports dev.kvrelay.engine.topology;
-  exports dev.kvrelay.engine.load;
-  exports dev.kvrelay.engine.catalog;
   exports dev.kvrelay.engine;
-  exports dev.kvrelay.engine.view;
-  exports dev.kvrelay.engine.actor;
-  exports dev.kvrelay.engine.stream;
-  exports dev.kvrelay.engine.hub;
-  exports dev.kvrelay.engine.recovery;
+  exports dev.kvrelay.engine.consumer;
+  exports dev.kvrelay.engine.wan;
+  exports dev.kvrelay.engine.stats;
 }

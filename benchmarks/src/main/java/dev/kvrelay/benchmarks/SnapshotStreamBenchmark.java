@@ -5,12 +5,13 @@ import dev.kvrelay.ckf.PackedBucket;
 import dev.kvrelay.ckf.cbi1.AssembledSnapshot;
 import dev.kvrelay.ckf.cbi1.SnapshotAssembly;
 import dev.kvrelay.engine.RelayConfigKey;
-import dev.kvrelay.engine.stream.RelayStream;
-import dev.kvrelay.engine.view.PoolFrame;
+import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wan.RelayStream;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -25,7 +26,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Full-snapshot streaming over loopback gRPC: one operation is a new {@code SubscribeKvPool} call from a

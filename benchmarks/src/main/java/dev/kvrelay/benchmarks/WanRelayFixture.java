@@ -7,7 +7,7 @@ import dev.kvrelay.api.json.JsonObject;
 import dev.kvrelay.ckf.hashing.SequenceHash;
 import dev.kvrelay.engine.RelayEngine;
 import dev.kvrelay.engine.RelayEngineConfig;
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
 import dev.kvrelay.grpc.server.RelayGrpcServer;
 import dev.kvrelay.spi.discovery.EndpointKey;

@@ -1,7 +1,7 @@
 package dev.kvrelay.engine;
 
-import dev.kvrelay.engine.load.KvPoolLoadUpdate;
-import dev.kvrelay.engine.load.ServingLoadUpdate;
+import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wan.ServingLoadUpdate;
 import java.util.function.UnaryOperator;
 
 /**

@@ -1,9 +1,9 @@
 package dev.kvrelay.engine;
 
-import dev.kvrelay.engine.actor.PoolActorStats;
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
-import dev.kvrelay.engine.load.LoadCounters;
-import dev.kvrelay.engine.recovery.RecoveryStats;
+import dev.kvrelay.engine.stats.LoadCounters;
+import dev.kvrelay.engine.stats.PoolActorStats;
+import dev.kvrelay.engine.stats.RecoveryStats;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import org.jspecify.annotations.Nullable;
 
 /**

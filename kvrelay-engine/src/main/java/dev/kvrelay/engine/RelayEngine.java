@@ -9,25 +9,25 @@ import dev.kvrelay.api.SubscriberId;
 import dev.kvrelay.engine.actor.ActorScheduler;
 import dev.kvrelay.engine.actor.ExecutorActorScheduler;
 import dev.kvrelay.engine.actor.PoolActorConfig;
-import dev.kvrelay.engine.actor.PoolActorStats;
-import dev.kvrelay.engine.catalog.CatalogSnapshot;
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
+import dev.kvrelay.engine.consumer.RelaySource;
 import dev.kvrelay.engine.hub.HubRegistry;
 import dev.kvrelay.engine.hub.HubSettings;
-import dev.kvrelay.engine.load.KvPoolLoadUpdate;
-import dev.kvrelay.engine.load.LoadCounters;
 import dev.kvrelay.engine.load.LoadWindowException;
 import dev.kvrelay.engine.recovery.RecoverySettings;
+import dev.kvrelay.engine.stats.LoadCounters;
+import dev.kvrelay.engine.stats.PoolActorStats;
 import dev.kvrelay.engine.stream.AdmissionPermit;
 import dev.kvrelay.engine.stream.RelayAdmission;
-import dev.kvrelay.engine.stream.RelayStream;
 import dev.kvrelay.engine.stream.SnapshotWatch;
 import dev.kvrelay.engine.stream.StreamHeartbeats;
 import dev.kvrelay.engine.stream.WindowBroadcast;
-import dev.kvrelay.engine.topology.TopologySnapshot;
-import dev.kvrelay.engine.view.CatalogUpdate;
-import dev.kvrelay.engine.view.PoolFrame;
-import dev.kvrelay.engine.view.RelaySource;
+import dev.kvrelay.engine.wan.CatalogSnapshot;
+import dev.kvrelay.engine.wan.CatalogUpdate;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
+import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wan.TopologySnapshot;
 import dev.kvrelay.spi.discovery.DiscoveryBackend;
 import dev.kvrelay.spi.discovery.DiscoveryException;
 import dev.kvrelay.spi.discovery.DiscoveryKey;
@@ -111,7 +111,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
   private final SnapshotWatch<CatalogUpdate> catalogWatch;
   private final SnapshotWatch<TopologySnapshot> readinessWatch;
   private final WindowBroadcast<KvPoolLoadUpdate> loadBroadcast;
-  private final WindowBroadcast<dev.kvrelay.engine.load.ServingLoadUpdate> servingLoadBroadcast;
+  private final WindowBroadcast<dev.kvrelay.engine.wan.ServingLoadUpdate> servingLoadBroadcast;
   private final LoadPublisher loadPublisher;
   private volatile @Nullable ScheduledFuture<?> loadTicker;
   private volatile CatalogSnapshot catalog;
@@ -153,7 +153,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
     this.loadBroadcast = new WindowBroadcast<>(config.loadFanoutCapacity(), host.initialLoadWindow(),
         KvPoolLoadUpdate::windowSequence);
     this.servingLoadBroadcast = new WindowBroadcast<>(config.loadFanoutCapacity(), host.initialServingLoadWindow(),
-        dev.kvrelay.engine.load.ServingLoadUpdate::windowSequence);
+        dev.kvrelay.engine.wan.ServingLoadUpdate::windowSequence);
     this.loadPublisher = Objects.requireNonNull(b.loadPublisher.apply(new BroadcastLoadPublisher()),
         "load publisher wrapper returned null");
   }
@@ -256,7 +256,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
    *
    * @throws RelayException INVALID_REQUEST, RESOURCE_LIMIT or PUBLICATION_UNAVAILABLE
    */
-  public RelayStream<dev.kvrelay.engine.load.ServingLoadUpdate> watchServingLoad(String subscriberId)
+  public RelayStream<dev.kvrelay.engine.wan.ServingLoadUpdate> watchServingLoad(String subscriberId)
       throws RelayException {
     SubscriberId.check(subscriberId);
     requireOpen();
@@ -554,7 +554,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
     }
 
     @Override
-    public void servingLoad(dev.kvrelay.engine.load.ServingLoadUpdate window) {
+    public void servingLoad(dev.kvrelay.engine.wan.ServingLoadUpdate window) {
       servingLoadBroadcast.publish(window);
     }
   }

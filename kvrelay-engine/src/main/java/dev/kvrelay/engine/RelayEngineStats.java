@@ -1,7 +1,7 @@
 package dev.kvrelay.engine;
 
 import dev.kvrelay.api.RelayIdentity;
-import dev.kvrelay.engine.hub.HubRegistryStats;
+import dev.kvrelay.engine.stats.HubRegistryStats;
 import java.util.List;
 
 /**

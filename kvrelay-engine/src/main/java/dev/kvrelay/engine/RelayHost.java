@@ -10,16 +10,11 @@ import dev.kvrelay.ckf.producer.CkfProducer;
 import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.engine.actor.FaultDisposition;
 import dev.kvrelay.engine.actor.PoolActor;
-import dev.kvrelay.engine.actor.PoolActorConfig;
 import dev.kvrelay.engine.actor.PoolCommand;
 import dev.kvrelay.engine.actor.SourceFault;
-import dev.kvrelay.engine.catalog.CatalogSnapshot;
-import dev.kvrelay.engine.catalog.DescriptorException;
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
 import dev.kvrelay.engine.catalog.PoolCatalog;
 import dev.kvrelay.engine.hub.HubSlot;
 import dev.kvrelay.engine.hub.HubSource;
-import dev.kvrelay.engine.load.KvPoolLoadUpdate;
 import dev.kvrelay.engine.load.LoadWindowException;
 import dev.kvrelay.engine.load.LoadWindows;
 import dev.kvrelay.engine.load.PoolLoadAggregator;
@@ -38,8 +33,12 @@ import dev.kvrelay.engine.recovery.SourceBinding;
 import dev.kvrelay.engine.topology.EndpointTopology;
 import dev.kvrelay.engine.topology.PoolLink;
 import dev.kvrelay.engine.topology.TopologyPublisher;
-import dev.kvrelay.engine.topology.TopologySnapshot;
-import dev.kvrelay.engine.view.CatalogUpdate;
+import dev.kvrelay.engine.wan.CatalogSnapshot;
+import dev.kvrelay.engine.wan.CatalogUpdate;
+import dev.kvrelay.engine.wan.DescriptorException;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
+import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wan.TopologySnapshot;
 import dev.kvrelay.spi.discovery.DiscoveryDecodeException;
 import dev.kvrelay.spi.discovery.DiscoveryDiff;
 import dev.kvrelay.spi.discovery.DiscoveryException;
@@ -61,8 +60,8 @@ import dev.kvrelay.spi.eventplane.EventTopics;
 import dev.kvrelay.spi.eventplane.RecoveryTarget;
 import dev.kvrelay.spi.eventplane.RouterEvent;
 import dev.kvrelay.spi.eventplane.TransportAddress;
-import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.lang.System.Logger;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -159,7 +158,7 @@ final class RelayHost {
     servingLoadWindows.initial(nowMs);
   }
 
-  dev.kvrelay.engine.load.ServingLoadUpdate initialServingLoadWindow() {
+  dev.kvrelay.engine.wan.ServingLoadUpdate initialServingLoadWindow() {
     return servingLoadWindows.current().orElseThrow();
   }
 

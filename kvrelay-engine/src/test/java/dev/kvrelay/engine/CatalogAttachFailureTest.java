@@ -3,9 +3,9 @@ package dev.kvrelay.engine;
 import static dev.kvrelay.engine.RelayHarness.card;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kvrelay.engine.catalog.CatalogSnapshot;
-import dev.kvrelay.engine.stream.RelayStream;
-import dev.kvrelay.engine.view.CatalogUpdate;
+import dev.kvrelay.engine.wan.CatalogSnapshot;
+import dev.kvrelay.engine.wan.CatalogUpdate;
+import dev.kvrelay.engine.wan.RelayStream;
 import dev.kvrelay.spi.discovery.InMemoryDiscovery;
 import dev.kvrelay.spi.eventplane.InMemoryRequestPlane;
 import java.util.ArrayList;

@@ -8,11 +8,11 @@ import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
-import dev.kvrelay.engine.load.KvPoolLoadEntry;
-import dev.kvrelay.engine.load.KvPoolLoadUpdate;
-import dev.kvrelay.engine.stream.RelayStream;
-import dev.kvrelay.engine.view.PoolFrame;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
+import dev.kvrelay.engine.wan.KvPoolLoadEntry;
+import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wan.RelayStream;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 

@@ -5,11 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.api.KvQueryHashFormat;
 import dev.kvrelay.api.KvQuerySemantics;
-import dev.kvrelay.engine.actor.ExecutorActorScheduler;
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
-import dev.kvrelay.engine.view.GlobalViewAnswer;
-import dev.kvrelay.engine.view.GlobalViewMatch;
-import dev.kvrelay.engine.view.RelayConsumer;
+import dev.kvrelay.engine.consumer.GlobalViewAnswer;
+import dev.kvrelay.engine.consumer.GlobalViewMatch;
+import dev.kvrelay.engine.consumer.RelayConsumer;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -25,7 +24,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Three relays (three DCs) serve the same endpoint and model, so their pools share one indexer domain; one
- * {@link RelayConsumer} reads all three in process through {@link dev.kvrelay.engine.view.RelaySource} and
+ * {@link RelayConsumer} reads all three in process through {@link dev.kvrelay.engine.consumer.RelaySource} and
  * answers prefix queries. Every answer is checked against an exact model of the workers' caches.
  */
 @Timeout(120)
@@ -60,7 +59,7 @@ class MultiDcGlobalViewTest {
           .semantics(new KvQuerySemantics(16, KvQueryHashFormat.DYNAMO_STANDARD_V1))
           .maxAgeUs(60_000_000)
           .subscriberIdBase("router-under-test")
-          .scheduler(new ExecutorActorScheduler(consumerThread))
+          .executor(consumerThread)
           .clocks(System::nanoTime, () -> System.currentTimeMillis() * 1000);
       for (int i = 0; i < DCS.length; i++) {
         b.source(DCS[i], dcs.get(i).engine);
@@ -130,7 +129,7 @@ class MultiDcGlobalViewTest {
       }
       assertThat(exactBlocks).as("the run is not vacuous: many cached prefix blocks").isGreaterThan(PROMPTS * 3L);
       assertThat(falsePositives).as("fingerprint false positives stay rare").isLessThanOrEqualTo(PROMPTS * DCS.length / 100);
-      dev.kvrelay.engine.view.ConsumerStats stats = consumer.stats();
+      dev.kvrelay.engine.consumer.ConsumerStats stats = consumer.stats();
       assertThat(stats.framesApplied()).as("frames reached the replicas").isPositive();
       assertThat(stats.sourcesStopped()).isZero();
       assertThat(stats.catalogRejections().values()).allMatch(n -> n == 0);

@@ -3,8 +3,9 @@ package dev.kvrelay.engine;
 import static dev.kvrelay.engine.RelayHarness.card;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kvrelay.engine.catalog.CatalogSnapshot;
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
+import dev.kvrelay.engine.wan.CatalogSnapshot;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
+import dev.kvrelay.spi.eventplane.PublisherFaults;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -69,7 +70,7 @@ class RelayEngineRandomizedTest {
           } else if (op < 960) {
             w.loseNextEvent(rank); // a gap: incremental recovery from the worker's event log
           } else if (op < 980) {
-            w.publisher(rank).duplicateNext(1); // stale duplicate: dropped
+            PublisherFaults.duplicateNext(w.publisher(rank), 1); // stale duplicate: dropped
           } else if (op < 995) {
             w.restart(); // new publisher ids: cold reset of every rank, then a full restore
           } else {

@@ -2,11 +2,11 @@ package dev.kvrelay.engine;
 
 import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.KvPoolId;
-import dev.kvrelay.engine.catalog.CatalogSnapshot;
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
-import dev.kvrelay.engine.stream.RelayStream;
-import dev.kvrelay.engine.topology.TopologySnapshot;
-import dev.kvrelay.engine.view.PoolFrame;
+import dev.kvrelay.engine.wan.CatalogSnapshot;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
+import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wan.TopologySnapshot;
 import dev.kvrelay.spi.discovery.InMemoryDiscovery;
 import dev.kvrelay.spi.eventplane.InMemoryEventPlane;
 import dev.kvrelay.spi.eventplane.InMemoryRequestPlane;

@@ -21,6 +21,7 @@ import dev.kvrelay.spi.eventplane.EventTopics;
 import dev.kvrelay.spi.eventplane.InMemoryEventPlane;
 import dev.kvrelay.spi.eventplane.InMemoryRequestPlane;
 import dev.kvrelay.spi.eventplane.KvEventData;
+import dev.kvrelay.spi.eventplane.PublisherFaults;
 import dev.kvrelay.spi.eventplane.ResidencyDomain;
 import dev.kvrelay.spi.eventplane.RouterEvent;
 import dev.kvrelay.spi.eventplane.ScriptedWorker;
@@ -281,7 +282,7 @@ final class SimWorker {
    * query for it), the relay sees a gap on the event after it.
    */
   synchronized void loseNextEvent(int rank) {
-    ranks.get(rank).publisher.dropNext(1);
+    PublisherFaults.dropNext(ranks.get(rank).publisher, 1);
   }
 
   /** Publishes a kv_metrics report for {@code rank}. */

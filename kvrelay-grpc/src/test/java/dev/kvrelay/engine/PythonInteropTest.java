@@ -10,7 +10,7 @@ import dev.kvrelay.api.json.JsonNumber;
 import dev.kvrelay.api.json.JsonObject;
 import dev.kvrelay.api.json.JsonString;
 import dev.kvrelay.api.json.JsonValue;
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.grpc.server.RelayGrpcServer;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -29,20 +29,19 @@ import dev.kvrelay.api.json.JsonValue;
 import dev.kvrelay.ckf.CkfAddressing;
 import dev.kvrelay.ckf.PackedBucket;
 import dev.kvrelay.ckf.hashing.TokenBlockHasher;
-import dev.kvrelay.engine.actor.ExecutorActorScheduler;
-import dev.kvrelay.engine.catalog.CatalogValidator;
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
-import dev.kvrelay.engine.stream.RelayStream;
-import dev.kvrelay.engine.view.BackoffPolicy;
-import dev.kvrelay.engine.view.CatalogUpdate;
-import dev.kvrelay.engine.view.GlobalViewAnswer;
-import dev.kvrelay.engine.view.GlobalViewMatch;
-import dev.kvrelay.engine.view.ModelKey;
-import dev.kvrelay.engine.view.PoolFrame;
-import dev.kvrelay.engine.view.PoolReplica;
-import dev.kvrelay.engine.view.ReadinessSnapshot;
-import dev.kvrelay.engine.view.ReadinessUpdate;
-import dev.kvrelay.engine.view.RelayConsumer;
+import dev.kvrelay.engine.consumer.BackoffPolicy;
+import dev.kvrelay.engine.consumer.GlobalViewAnswer;
+import dev.kvrelay.engine.consumer.GlobalViewMatch;
+import dev.kvrelay.engine.consumer.ReadinessSnapshot;
+import dev.kvrelay.engine.consumer.RelayConsumer;
+import dev.kvrelay.engine.consumer.ReplicaState;
+import dev.kvrelay.engine.wan.CatalogUpdate;
+import dev.kvrelay.engine.wan.CatalogValidator;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
+import dev.kvrelay.engine.wan.ModelKey;
+import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wan.ReadinessUpdate;
+import dev.kvrelay.engine.wan.RelayStream;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -210,7 +209,7 @@ class PythonRelayInteropTest {
         RelayConsumer consumer = consumer(client, executor)) {
       consumer.start();
       await("the python pool's replica is live", () -> consumer.replicaStates().size() == 1
-          && consumer.replicaStates().get(0).state() == PoolReplica.State.LIVE);
+          && consumer.replicaStates().get(0).state() == ReplicaState.LIVE);
       assertThat(consumer.replicaStates().get(0).producer()).isEqualTo(producer);
       for (int p = 0; p < prompts.length; p++) {
         GlobalViewAnswer a = consumer.query(prompts[p], "llama");
@@ -385,7 +384,7 @@ class PythonRelayInteropTest {
         .semantics(SEMANTICS)
         .maxAgeUs(60_000_000L)
         .subscriberIdBase("java-reads-python")
-        .scheduler(new ExecutorActorScheduler(executor))
+        .executor(executor)
         .clocks(System::nanoTime, () -> System.currentTimeMillis() * 1000)
         .backoff(new BackoffPolicy(10_000_000L, 100_000_000L, false))
         .randomSeed(11)

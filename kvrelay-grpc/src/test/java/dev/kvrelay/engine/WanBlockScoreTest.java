@@ -5,12 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.api.KvQueryHashFormat;
 import dev.kvrelay.api.KvQuerySemantics;
-import dev.kvrelay.engine.actor.ExecutorActorScheduler;
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
-import dev.kvrelay.engine.view.GlobalViewAnswer;
-import dev.kvrelay.engine.view.GlobalViewMatch;
-import dev.kvrelay.engine.view.RelayConsumer;
-import dev.kvrelay.engine.view.ReplicaTermination;
+import dev.kvrelay.engine.consumer.GlobalViewAnswer;
+import dev.kvrelay.engine.consumer.GlobalViewMatch;
+import dev.kvrelay.engine.consumer.RelayConsumer;
+import dev.kvrelay.engine.consumer.ReplicaTermination;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
 import dev.kvrelay.grpc.client.ScriptedRelay;
 import dev.kvrelay.grpc.proto.FilterUpdate;
@@ -146,7 +145,7 @@ class WanBlockScoreTest {
               .semantics(new KvQuerySemantics(4, KvQueryHashFormat.DYNAMO_STANDARD_V1))
               .maxAgeUs(60_000_000)
               .subscriberIdBase("router-c44")
-              .scheduler(new ExecutorActorScheduler(routerThread))
+              .executor(routerThread)
               .clocks(System::nanoTime, () -> System.currentTimeMillis() * 1000)
               .source("us-west", client)
               .build();

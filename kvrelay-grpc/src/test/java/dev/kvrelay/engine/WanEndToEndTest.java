@@ -5,11 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.api.KvQueryHashFormat;
 import dev.kvrelay.api.KvQuerySemantics;
-import dev.kvrelay.engine.actor.ExecutorActorScheduler;
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
-import dev.kvrelay.engine.view.GlobalViewAnswer;
-import dev.kvrelay.engine.view.GlobalViewMatch;
-import dev.kvrelay.engine.view.RelayConsumer;
+import dev.kvrelay.engine.consumer.GlobalViewAnswer;
+import dev.kvrelay.engine.consumer.GlobalViewMatch;
+import dev.kvrelay.engine.consumer.RelayConsumer;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
 import dev.kvrelay.grpc.server.RelayGrpcServer;
 import java.util.ArrayList;
@@ -69,7 +68,7 @@ class WanEndToEndTest {
           .semantics(new KvQuerySemantics(16, KvQueryHashFormat.DYNAMO_STANDARD_V1))
           .maxAgeUs(60_000_000)
           .subscriberIdBase("router-eu")
-          .scheduler(new ExecutorActorScheduler(routerThread))
+          .executor(routerThread)
           .clocks(System::nanoTime, () -> System.currentTimeMillis() * 1000);
       for (int i = 0; i < DCS.length; i++) {
         b.source(DCS[i], clients.get(i));
@@ -92,7 +91,7 @@ class WanEndToEndTest {
         }
         assertExact(router, relays, workers, prompts);
       }
-      dev.kvrelay.engine.view.ConsumerStats stats = router.stats();
+      dev.kvrelay.engine.consumer.ConsumerStats stats = router.stats();
       assertThat(stats.framesApplied()).as("deltas crossed the WAN after the snapshots").isGreaterThan(2);
       assertThat(stats.sourcesStopped()).isZero();
       assertThat(stats.catalogRejections().values()).allMatch(n -> n == 0);

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
-import dev.kvrelay.engine.hub.HubRegistryStats;
-import dev.kvrelay.engine.stream.RelayStream;
-import dev.kvrelay.engine.view.PoolFrame;
+import dev.kvrelay.engine.stats.HubRegistryStats;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
+import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wan.RelayStream;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
 import dev.kvrelay.grpc.proto.FilterUpdate;
 import dev.kvrelay.grpc.proto.FilterUpdateKind;

@@ -7,12 +7,11 @@ import dev.kvrelay.api.KvQueryHashFormat;
 import dev.kvrelay.api.KvQuerySemantics;
 import dev.kvrelay.api.RelayException;
 import dev.kvrelay.api.RelayIdentity;
-import dev.kvrelay.engine.actor.ExecutorActorScheduler;
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
-import dev.kvrelay.engine.view.BackoffPolicy;
-import dev.kvrelay.engine.view.ConsumerStats;
-import dev.kvrelay.engine.view.GlobalViewAnswer;
-import dev.kvrelay.engine.view.RelayConsumer;
+import dev.kvrelay.engine.consumer.BackoffPolicy;
+import dev.kvrelay.engine.consumer.ConsumerStats;
+import dev.kvrelay.engine.consumer.GlobalViewAnswer;
+import dev.kvrelay.engine.consumer.RelayConsumer;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
 import dev.kvrelay.grpc.server.RelayGrpcServer;
 import java.net.InetSocketAddress;
@@ -64,7 +63,7 @@ class WanRelayRestartTest {
           .maxAgeUs(60_000_000)
           .subscriberIdBase("router-restart")
           .backoff(new BackoffPolicy(20_000_000L, 200_000_000L, true))
-          .scheduler(new ExecutorActorScheduler(routerThread))
+          .executor(routerThread)
           .clocks(System::nanoTime, () -> System.currentTimeMillis() * 1000)
           .source("us-west", client)
           .build();

@@ -6,7 +6,7 @@ import dev.kvrelay.engine.RelayConfigException;
 import dev.kvrelay.engine.RelayEngine;
 import dev.kvrelay.engine.RelayEngineConfig;
 import dev.kvrelay.engine.RelayEngineException;
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.spi.discovery.DiscoveryDecodeException;
 import dev.kvrelay.spi.discovery.InMemoryDiscovery;
 import dev.kvrelay.spi.eventplane.InMemoryEventPlane;
@@ -70,7 +70,7 @@ final class DemoDataCenter implements AutoCloseable {
     return name;
   }
 
-  /** The DC's relay; it is also the {@link dev.kvrelay.engine.view.RelaySource} a router reads. */
+  /** The DC's relay; it is also the {@link dev.kvrelay.engine.consumer.RelaySource} a router reads. */
   RelayEngine relay() {
     return relay;
   }

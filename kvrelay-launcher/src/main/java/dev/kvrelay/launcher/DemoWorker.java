@@ -21,11 +21,11 @@ import dev.kvrelay.spi.eventplane.InMemoryRequestPlane;
 import dev.kvrelay.spi.eventplane.KvEventData;
 import dev.kvrelay.spi.eventplane.ResidencyDomain;
 import dev.kvrelay.spi.eventplane.RouterEvent;
-import dev.kvrelay.spi.eventplane.ScriptedWorker;
 import dev.kvrelay.spi.eventplane.StorageTier;
 import dev.kvrelay.spi.eventplane.StoredBlock;
 import dev.kvrelay.spi.eventplane.WorkerKvQueryRequest;
 import dev.kvrelay.spi.eventplane.WorkerKvQueryResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -34,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Thread-safe (every method is synchronized): one simulated Dynamo inference worker with data-parallel ranks,
@@ -56,7 +57,13 @@ final class DemoWorker {
   private final List<String> aliases;
   private final TokenBlockHasher hasher;
   private final Map<Integer, Rank> ranks = new LinkedHashMap<>();
-  private final ScriptedWorker recoveryAnswers = new ScriptedWorker();
+  /** Recovery queries answered so far (the request plane's scheduler thread counts, any thread reads). */
+  private final AtomicInteger recoveryQueriesSeen = new AtomicInteger();
+  /** The demo's own simulated worker indexer: every recovery query is answered from this worker's blocks. */
+  private final InMemoryRequestPlane.Worker recoveryAnswers = (endpoint, request) -> {
+    recoveryQueriesSeen.incrementAndGet();
+    return new InMemoryRequestPlane.Worker.Answer(answerRecoveryQuery(request), Duration.ZERO);
+  };
   /** Engine block ids are opaque to the relay; a per-worker counter here. */
   private long nextExternalId;
 
@@ -102,7 +109,6 @@ final class DemoWorker {
       ranks.put(r, new Rank(r, publisherId,
           plane.publisher(new EventScope.Endpoint(endpoint), EventTopics.KV_EVENTS, publisherId)));
     }
-    recoveryAnswers.otherwiseAnswer(this::answerRecoveryQuery);
   }
 
   /** The worker's display name (e.g. {@code us-west/worker-1}). */
@@ -252,7 +258,7 @@ final class DemoWorker {
 
   /** The number of recovery queries the relay sent this worker so far (tree dumps and event ranges). */
   int recoveryQueries() {
-    return recoveryAnswers.received().size();
+    return recoveryQueriesSeen.get();
   }
 
   private Rank rank(int rank) {

@@ -9,23 +9,22 @@ import dev.kvrelay.ckf.hashing.HashingInputException;
 import dev.kvrelay.ckf.hashing.TokenBlockHasher;
 import dev.kvrelay.engine.RelayConfigException;
 import dev.kvrelay.engine.RelayEngineException;
-import dev.kvrelay.engine.actor.ExecutorActorScheduler;
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
-import dev.kvrelay.engine.stream.RelayStream;
-import dev.kvrelay.engine.topology.TopologyEntry;
-import dev.kvrelay.engine.topology.TopologyMember;
-import dev.kvrelay.engine.view.CatalogResult;
-import dev.kvrelay.engine.view.CatalogUpdate;
-import dev.kvrelay.engine.view.CatalogView;
-import dev.kvrelay.engine.view.ConsumerStats;
-import dev.kvrelay.engine.view.GlobalViewAnswer;
-import dev.kvrelay.engine.view.GlobalViewMatch;
-import dev.kvrelay.engine.view.ModelKey;
-import dev.kvrelay.engine.view.PoolReplica;
-import dev.kvrelay.engine.view.ReadinessSnapshot;
-import dev.kvrelay.engine.view.RelayConsumer;
-import dev.kvrelay.engine.view.RelaySource;
-import dev.kvrelay.engine.view.ReplicaStatus;
+import dev.kvrelay.engine.consumer.CatalogResult;
+import dev.kvrelay.engine.consumer.CatalogView;
+import dev.kvrelay.engine.consumer.ConsumerStats;
+import dev.kvrelay.engine.consumer.GlobalViewAnswer;
+import dev.kvrelay.engine.consumer.GlobalViewMatch;
+import dev.kvrelay.engine.consumer.ReadinessSnapshot;
+import dev.kvrelay.engine.consumer.RelayConsumer;
+import dev.kvrelay.engine.consumer.RelaySource;
+import dev.kvrelay.engine.consumer.ReplicaState;
+import dev.kvrelay.engine.consumer.ReplicaStatus;
+import dev.kvrelay.engine.wan.CatalogUpdate;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
+import dev.kvrelay.engine.wan.ModelKey;
+import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wan.TopologyEntry;
+import dev.kvrelay.engine.wan.TopologyMember;
 import dev.kvrelay.spi.discovery.DiscoveryDecodeException;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -203,7 +202,7 @@ final class EmbeddedDemo {
         .semantics(pool.querySemantics())
         .maxAgeUs(REPLICA_MAX_AGE_US)
         .subscriberIdBase(ROUTER_ID)
-        .scheduler(new ExecutorActorScheduler(thread))
+        .executor(thread)
         .clocks(System::nanoTime, () -> System.currentTimeMillis() * 1_000L);
     for (DemoDataCenter dc : dcs) {
       b.source(dc.name(), dc.relay());
@@ -216,7 +215,7 @@ final class EmbeddedDemo {
       throws DemoException, InterruptedException {
     while (true) {
       List<ReplicaStatus> states = router.replicaStates();
-      if (states.size() == count && states.stream().allMatch(r -> r.state() == PoolReplica.State.LIVE)) {
+      if (states.size() == count && states.stream().allMatch(r -> r.state() == ReplicaState.LIVE)) {
         return;
       }
       if (System.nanoTime() > untilNanos) {

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kvrelay.api.RelayIdentity;
-import dev.kvrelay.engine.catalog.DescriptorWire;
-import dev.kvrelay.engine.stream.RelayStream;
-import dev.kvrelay.engine.view.CatalogUpdate;
+import dev.kvrelay.engine.wan.CatalogUpdate;
+import dev.kvrelay.engine.wan.DescriptorWire;
+import dev.kvrelay.engine.wan.RelayStream;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
 import dev.kvrelay.grpc.proto.KvEventRelayGrpc;
-import dev.kvrelay.grpc.server.CurlSmoke;
 import dev.kvrelay.grpc.proto.RelayInfo;
+import dev.kvrelay.grpc.server.CurlSmoke;
 import dev.kvrelay.grpc.wire.WireCodec;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;

@@ -9,6 +9,8 @@ import dev.kvrelay.ckf.producer.CkfPublicationException;
 import dev.kvrelay.ckf.producer.CkfSnapshot;
 import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.ckf.producer.StoredBatch;
+import dev.kvrelay.engine.stats.ActorState;
+import dev.kvrelay.engine.stats.PoolActorStats;
 import dev.kvrelay.spi.eventplane.KvEventData;
 import dev.kvrelay.spi.eventplane.RouterEvent;
 import dev.kvrelay.spi.eventplane.StoredBlock;

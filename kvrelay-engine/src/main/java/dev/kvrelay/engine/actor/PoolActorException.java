@@ -1,7 +1,7 @@
 package dev.kvrelay.engine.actor;
 
 /** Immutable and thread-safe: a command the actor could not fulfil, with a typed reason. */
-public final class PoolActorException extends Exception {
+final class PoolActorException extends Exception {
   private static final long serialVersionUID = 1L;
 
   /** Immutable: why. */

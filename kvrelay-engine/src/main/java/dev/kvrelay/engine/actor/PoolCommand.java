@@ -3,6 +3,7 @@ package dev.kvrelay.engine.actor;
 import dev.kvrelay.ckf.producer.BarrierSnapshot;
 import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.ckf.producer.RankReplacement;
+import dev.kvrelay.engine.stats.PoolActorStats;
 import dev.kvrelay.spi.eventplane.RouterEvent;
 import java.util.List;
 import java.util.Objects;

@@ -2,6 +2,8 @@ package dev.kvrelay.engine.catalog;
 
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.RelayIdentity;
+import dev.kvrelay.engine.wan.CatalogSnapshot;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import java.util.ArrayList;
 import java.util.Objects;
 import java.util.Optional;

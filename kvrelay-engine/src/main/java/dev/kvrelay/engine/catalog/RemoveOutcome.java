@@ -1,7 +1,7 @@
 package dev.kvrelay.engine.catalog;
 
 /** Immutable and thread-safe: what {@link PoolCatalog#remove} did. Only {@link #REMOVED} advances the revision. */
-public enum RemoveOutcome {
+enum RemoveOutcome {
   /** The pool generation was listed and is now gone. */
   REMOVED,
   /** No change: the pool is not listed. */

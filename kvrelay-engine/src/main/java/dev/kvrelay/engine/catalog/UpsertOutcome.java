@@ -1,7 +1,7 @@
 package dev.kvrelay.engine.catalog;
 
 /** Immutable and thread-safe: what {@link PoolCatalog#upsert} did. Only applied outcomes advance the revision. */
-public enum UpsertOutcome {
+enum UpsertOutcome {
   /** The pool was not listed; now it is. */
   INSERTED,
   /** The pool was listed with the same or an older layout generation; its descriptor was replaced. */

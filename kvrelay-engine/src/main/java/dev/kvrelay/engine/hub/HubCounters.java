@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.hub;
 
+import dev.kvrelay.engine.stats.HubRegistryStats;
 import java.util.concurrent.atomic.LongAdder;
 
 /** Thread-safe: the registry's counters (lock-free adders, no allocation per increment). */

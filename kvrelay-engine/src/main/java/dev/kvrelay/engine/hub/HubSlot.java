@@ -12,7 +12,7 @@ import dev.kvrelay.ckf.producer.CkfDelta;
 import dev.kvrelay.ckf.producer.CkfPublication;
 import dev.kvrelay.ckf.producer.CkfSnapshot;
 import dev.kvrelay.engine.actor.PublicationListener;
-import dev.kvrelay.engine.view.PoolFrame;
+import dev.kvrelay.engine.wan.PoolFrame;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;

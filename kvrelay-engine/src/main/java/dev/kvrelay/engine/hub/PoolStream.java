@@ -1,13 +1,11 @@
 package dev.kvrelay.engine.hub;
 
-import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
-import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.ckf.cbi1.Cbi1;
 import dev.kvrelay.ckf.cbi1.Cbi1EncodeException;
-import dev.kvrelay.engine.stream.RelayStream;
-import dev.kvrelay.engine.view.PoolFrame;
+import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wan.RelayStream;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;

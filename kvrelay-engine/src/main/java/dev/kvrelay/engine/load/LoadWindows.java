@@ -1,5 +1,7 @@
 package dev.kvrelay.engine.load;
 
+import dev.kvrelay.engine.wan.KvPoolLoadEntry;
+import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -66,7 +68,7 @@ public final class LoadWindows {
         throw new LoadWindowException(LoadWindowException.Reason.DUPLICATE_POOL,
             "duplicate pool " + sorted.get(i).producer().poolId());
       }
-      entries.add(KvPoolLoadEntry.of(sorted.get(i)));
+      entries.add(sorted.get(i).toEntry());
     }
     return new KvPoolLoadUpdate(sequence, nowMs, windowMs, entries);
   }

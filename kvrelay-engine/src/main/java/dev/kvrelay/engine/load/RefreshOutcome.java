@@ -1,7 +1,7 @@
 package dev.kvrelay.engine.load;
 
 /** Immutable and thread-safe: what {@link PoolLoadAggregator#refresh} did with a set of runtime configs. */
-public enum RefreshOutcome {
+enum RefreshOutcome {
   /** Same declared ranks and capacities: nothing changed. */
   UNCHANGED,
   /** Ranks or capacities changed: observations of the affected ranks were cleared. */

@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.load;
 
+import dev.kvrelay.engine.wan.DataStatus;
 import java.util.OptionalLong;
 
 /**
@@ -12,7 +13,7 @@ import java.util.OptionalLong;
  * @param activeDecodeBlocks Σ active decode blocks, iff COMPLETE
  * @param sourceObservedMs oldest {@code published_at} of a contributing fresh view, 0 when none
  */
-public record SchedulerLoad(
+record SchedulerLoad(
     DataStatus status, OptionalLong activePrefillTokens, OptionalLong activeDecodeBlocks, long sourceObservedMs) {
 
   /** No fresh scheduler view. */

@@ -3,7 +3,16 @@ package dev.kvrelay.engine.load;
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.ModelRegistration;
 import dev.kvrelay.api.WireText;
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
+import dev.kvrelay.engine.wan.DataStatus;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
+import dev.kvrelay.engine.wan.ModelDeploymentStatus;
+import dev.kvrelay.engine.wan.ModelServingLoad;
+import dev.kvrelay.engine.wan.PoolDeploymentStatus;
+import dev.kvrelay.engine.wan.PoolServingLoad;
+import dev.kvrelay.engine.wan.RequestLifecycleStats;
+import dev.kvrelay.engine.wan.ServingLoadUpdate;
+import dev.kvrelay.engine.wan.ServingLoadView;
+import dev.kvrelay.engine.wan.TokenLoadStats;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -41,10 +50,13 @@ import org.jspecify.annotations.Nullable;
  */
 public final class ServingLoadWindows {
 
+  /** Immutable: one model of a window, {@code (namespace, canonical model id)}. */
+  private record ModelKey(String namespace, String canonicalModelId) {}
+
   /** Code-point order of {@code (namespace, canonical model id)}. */
-  private static final Comparator<ServingLoadUpdate.ModelKey> MODEL_ORDER =
-      Comparator.comparing(ServingLoadUpdate.ModelKey::namespace, WireText.CODE_POINT_ORDER)
-          .thenComparing(ServingLoadUpdate.ModelKey::canonicalModelId, WireText.CODE_POINT_ORDER);
+  private static final Comparator<ModelKey> MODEL_ORDER =
+      Comparator.comparing(ModelKey::namespace, WireText.CODE_POINT_ORDER)
+          .thenComparing(ModelKey::canonicalModelId, WireText.CODE_POINT_ORDER);
 
   /** The view of every model while frontend inputs are not wired (see the class comment). */
   static final ServingLoadView MODEL_VIEW_WITHOUT_FRONTENDS = new ServingLoadView(
@@ -115,7 +127,7 @@ public final class ServingLoadWindows {
     List<ServingPoolInput> sorted = new ArrayList<>(pools);
     sorted.sort(Comparator.comparing(input -> input.descriptor().poolId()));
     List<PoolServingLoad> poolEntries = new ArrayList<>(sorted.size());
-    Map<ServingLoadUpdate.ModelKey, TreeSet<KvPoolId>> modelPools = new TreeMap<>(MODEL_ORDER);
+    Map<ModelKey, TreeSet<KvPoolId>> modelPools = new TreeMap<>(MODEL_ORDER);
     for (int i = 0; i < sorted.size(); i++) {
       ServingPoolInput input = sorted.get(i);
       KvPoolDescriptor descriptor = input.descriptor();
@@ -123,21 +135,28 @@ public final class ServingLoadWindows {
         throw new LoadWindowException(
             LoadWindowException.Reason.DUPLICATE_POOL, "duplicate pool " + descriptor.poolId());
       }
-      poolEntries.add(new PoolServingLoad(descriptor.producer(), PoolServingLoad.viewOf(input.load().scheduler()),
+      poolEntries.add(new PoolServingLoad(descriptor.producer(), viewOf(input.load().scheduler()),
           PoolDeploymentStatus.of(input.runtimeConfigs().values())));
       String namespace = descriptor.servingEndpoint().namespace();
       for (ModelRegistration registration : descriptor.registrations()) {
         modelPools
-            .computeIfAbsent(new ServingLoadUpdate.ModelKey(namespace, registration.canonicalModelId()),
+            .computeIfAbsent(new ModelKey(namespace, registration.canonicalModelId()),
                 k -> new TreeSet<>())
             .add(descriptor.poolId());
       }
     }
     List<ModelServingLoad> modelEntries = new ArrayList<>(modelPools.size());
-    for (Map.Entry<ServingLoadUpdate.ModelKey, TreeSet<KvPoolId>> e : modelPools.entrySet()) {
+    for (Map.Entry<ModelKey, TreeSet<KvPoolId>> e : modelPools.entrySet()) {
       modelEntries.add(new ModelServingLoad(e.getKey().namespace(), e.getKey().canonicalModelId(),
           MODEL_VIEW_WITHOUT_FRONTENDS, new ModelDeploymentStatus(0, 0, 0, new ArrayList<>(e.getValue()))));
     }
     return new ServingLoadUpdate(sequence, nowMs, windowMs, poolEntries, modelEntries);
+  }
+
+  /** The view of a pool's scheduler aggregate: status, gauges and source time of {@code scheduler}. */
+  private static ServingLoadView viewOf(SchedulerLoad scheduler) {
+    return new ServingLoadView(Optional.empty(),
+        TokenLoadStats.forPool(scheduler.activePrefillTokens(), scheduler.activeDecodeBlocks()), scheduler.status(),
+        scheduler.sourceObservedMs());
   }
 }

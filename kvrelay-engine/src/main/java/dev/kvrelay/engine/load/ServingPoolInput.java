@@ -1,6 +1,6 @@
 package dev.kvrelay.engine.load;
 
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.spi.discovery.RuntimeConfig;
 import java.util.Map;
 import java.util.Objects;

@@ -6,4 +6,5 @@
 @NullMarked
 package dev.kvrelay.engine.load;
 
+import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
 import org.jspecify.annotations.NullMarked;

@@ -4,7 +4,7 @@ package dev.kvrelay.engine.membership;
  * Immutable and thread-safe: what {@link KvSourceAdvertisements} did with one advertisement or removal.
  * The {@code REJECTED_*} outcomes are bad input and changed nothing.
  */
-public enum AdvertisementOutcome {
+enum AdvertisementOutcome {
   /** A new advertisement was recorded. */
   ADDED,
   /** The same advertisement was already recorded; nothing changed. */

@@ -4,7 +4,7 @@ import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.spi.discovery.ModelKey;
 
 /** Immutable and thread-safe: what a membership conflict is about. */
-public sealed interface ConflictSubject
+sealed interface ConflictSubject
     permits ConflictSubject.Endpoint, ConflictSubject.Card, ConflictSubject.Worker, ConflictSubject.Binding {
 
   /**

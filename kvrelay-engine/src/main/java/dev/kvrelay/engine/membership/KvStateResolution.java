@@ -9,7 +9,7 @@ import java.util.TreeSet;
  * Immutable and thread-safe: the kv-state endpoint an endpoint's runtime configs resolve to ({@code
  * effective_kv_state_endpoint}, §2.4 condition 2).
  */
-public sealed interface KvStateResolution permits KvStateResolution.Resolved, KvStateResolution.Ambiguous {
+sealed interface KvStateResolution permits KvStateResolution.Resolved, KvStateResolution.Ambiguous {
 
   /**
    * Immutable and thread-safe: exactly one kv-state endpoint.

@@ -1,5 +1,7 @@
 package dev.kvrelay.engine.recovery;
 
+import dev.kvrelay.engine.stats.QueryFailureKind;
+import dev.kvrelay.engine.stats.RecoveryStats;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLongArray;

@@ -7,6 +7,8 @@ import dev.kvrelay.ckf.producer.RankReplacement;
 import dev.kvrelay.ckf.producer.StoredBatch;
 import dev.kvrelay.engine.actor.ActorScheduler;
 import dev.kvrelay.engine.actor.PoolCommand;
+import dev.kvrelay.engine.stats.QueryFailureKind;
+import dev.kvrelay.engine.stats.RecoveryStats;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
 import dev.kvrelay.spi.eventplane.KvEventData;
 import dev.kvrelay.spi.eventplane.RecoveryTarget;

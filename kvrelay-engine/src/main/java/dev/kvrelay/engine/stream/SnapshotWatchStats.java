@@ -8,4 +8,4 @@ package dev.kvrelay.engine.stream;
  * @param subscribers streams currently attached
  * @param closed whether the watch is closed
  */
-public record SnapshotWatchStats(long published, long ignoredAfterClose, int subscribers, boolean closed) {}
+record SnapshotWatchStats(long published, long ignoredAfterClose, int subscribers, boolean closed) {}

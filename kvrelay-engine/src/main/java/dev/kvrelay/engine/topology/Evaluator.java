@@ -7,6 +7,9 @@ import dev.kvrelay.api.WireText;
 import dev.kvrelay.api.WorkerRole;
 import dev.kvrelay.engine.membership.AdapterMembership;
 import dev.kvrelay.engine.membership.ConflictScope;
+import dev.kvrelay.engine.wan.AdapterReadiness;
+import dev.kvrelay.engine.wan.TopologyEntry;
+import dev.kvrelay.engine.wan.TopologyMember;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -28,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  * units grouped by {@code (worker_type, model_type, needs)}; §5.3 (a) duplicate live units never gate
  * READY, and {@code duplicate_role_endpoints} is filtered to PREFILL/DECODE.
  */
-public final class Evaluator {
+final class Evaluator {
   private static final Comparator<DynamoEndpointId> BY_PATH =
       (a, b) -> WireText.compareCodePoints(a.path(), b.path());
   private static final Set<WorkerRole> DUPLICATE_WIRE_ROLES = EnumSet.of(WorkerRole.PREFILL, WorkerRole.DECODE);

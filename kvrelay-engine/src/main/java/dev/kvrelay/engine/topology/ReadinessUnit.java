@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * @param needs the DNF needs of the unit
  * @param workerIds the unit's worker (instance) ids, ordered as unsigned 64-bit values
  */
-public record ReadinessUnit(
+record ReadinessUnit(
     WorkerRole workerType, OptionalInt modelType, List<List<WorkerRole>> needs, SortedSet<Long> workerIds) {
   /** Copies the worker id set. */
   public ReadinessUnit {

@@ -1,6 +1,8 @@
 package dev.kvrelay.engine.topology;
 
 import dev.kvrelay.api.DynamoEndpointId;
+import dev.kvrelay.engine.wan.TopologyEntry;
+import dev.kvrelay.engine.wan.TopologySnapshot;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;

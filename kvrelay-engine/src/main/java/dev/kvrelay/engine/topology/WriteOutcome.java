@@ -1,7 +1,7 @@
 package dev.kvrelay.engine.topology;
 
 /** Immutable and thread-safe: the typed result of one write to a {@link TopologyPublisher}. */
-public enum WriteOutcome {
+enum WriteOutcome {
   /** Applied; the derived entries changed and the revision advanced. */
   CHANGED,
   /** Applied (or a no-op); the derived entries are identical, the revision did not move. */

@@ -10,6 +10,7 @@ import dev.kvrelay.ckf.producer.CkfPublication;
 import dev.kvrelay.ckf.producer.CkfSnapshot;
 import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.ckf.producer.StoredBatch;
+import dev.kvrelay.engine.stats.PoolActorStats;
 import dev.kvrelay.spi.eventplane.KvEventData;
 import dev.kvrelay.spi.eventplane.ResidencyDomain;
 import dev.kvrelay.spi.eventplane.RouterEvent;

@@ -14,6 +14,8 @@ import static org.quicktheories.generators.SourceDSL.lists;
 import dev.kvrelay.ckf.producer.BarrierSnapshot;
 import dev.kvrelay.ckf.producer.CkfProducer;
 import dev.kvrelay.ckf.producer.CkfProducerConfig;
+import dev.kvrelay.engine.stats.ActorState;
+import dev.kvrelay.engine.stats.PoolActorStats;
 import dev.kvrelay.spi.eventplane.RouterEvent;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -14,6 +14,8 @@ import dev.kvrelay.ckf.producer.CkfProducer;
 import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.ckf.producer.RankReplacement;
 import dev.kvrelay.ckf.producer.StoredBatch;
+import dev.kvrelay.engine.stats.ActorState;
+import dev.kvrelay.engine.stats.PoolActorStats;
 import dev.kvrelay.spi.eventplane.KvEventData;
 import dev.kvrelay.spi.eventplane.ResidencyDomain;
 import dev.kvrelay.spi.eventplane.RouterEvent;

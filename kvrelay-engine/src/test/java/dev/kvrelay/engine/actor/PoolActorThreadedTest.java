@@ -9,6 +9,8 @@ import dev.kvrelay.ckf.producer.BarrierSnapshot;
 import dev.kvrelay.ckf.producer.CkfProducer;
 import dev.kvrelay.ckf.producer.CkfPublication;
 import dev.kvrelay.ckf.producer.MemberId;
+import dev.kvrelay.engine.stats.ActorState;
+import dev.kvrelay.engine.stats.PoolActorStats;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

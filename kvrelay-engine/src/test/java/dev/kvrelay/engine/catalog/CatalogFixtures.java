@@ -14,6 +14,8 @@ import dev.kvrelay.api.ModelTarget;
 import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.api.WorkerRole;
+import dev.kvrelay.engine.wan.DescriptorException;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import java.util.Arrays;
 import java.util.List;
 

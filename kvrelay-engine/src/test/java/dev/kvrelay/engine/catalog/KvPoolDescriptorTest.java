@@ -12,6 +12,9 @@ import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.ModelRegistration;
 import dev.kvrelay.api.ModelTarget;
 import dev.kvrelay.api.WorkerRole;
+import dev.kvrelay.engine.wan.DescriptorException;
+import dev.kvrelay.engine.wan.DescriptorViolation;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -9,6 +9,8 @@ import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 
 import dev.kvrelay.api.KvPoolId;
+import dev.kvrelay.engine.wan.CatalogSnapshot;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,11 +1,11 @@
 package dev.kvrelay.engine.hub;
 
-import dev.kvrelay.engine.WireReplica;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kvrelay.engine.WireReplica;
 import dev.kvrelay.engine.actor.ActorScheduler;
-import dev.kvrelay.engine.stream.RelayStream;
-import dev.kvrelay.engine.view.PoolFrame;
+import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wan.RelayStream;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;

@@ -1,6 +1,5 @@
 package dev.kvrelay.engine.hub;
 
-import dev.kvrelay.engine.actor.ManualScheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.api.CkfFormat;
@@ -11,6 +10,7 @@ import dev.kvrelay.api.IndexerDomainId;
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.api.RelayErrorReason;
+import dev.kvrelay.api.RelayException;
 import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.ckf.producer.BarrierSnapshot;
 import dev.kvrelay.ckf.producer.CkfDelta;
@@ -19,15 +19,15 @@ import dev.kvrelay.ckf.producer.CkfProducerConfig;
 import dev.kvrelay.ckf.producer.CkfPublication;
 import dev.kvrelay.ckf.producer.CkfSnapshot;
 import dev.kvrelay.ckf.producer.StoredBatch;
-import dev.kvrelay.api.RelayException;
 import dev.kvrelay.engine.WireReplica;
-import dev.kvrelay.engine.stream.RelayStream;
-import dev.kvrelay.engine.view.PoolFrame;
-import java.util.concurrent.ExecutionException;
+import dev.kvrelay.engine.actor.ManualScheduler;
+import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wan.RelayStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 
 /** Not thread-safe: registry + pools driven by real {@link CkfProducer}s on the test thread. */
 final class HubFixture {

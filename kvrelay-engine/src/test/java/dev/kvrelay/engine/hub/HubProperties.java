@@ -1,7 +1,5 @@
 package dev.kvrelay.engine.hub;
 
-import dev.kvrelay.engine.WireReplica;
-import dev.kvrelay.engine.actor.ManualScheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.integers;
@@ -12,8 +10,9 @@ import dev.kvrelay.api.RelayException;
 import dev.kvrelay.ckf.producer.CkfDelta;
 import dev.kvrelay.ckf.producer.CkfPublication;
 import dev.kvrelay.ckf.producer.CkfSnapshot;
-import dev.kvrelay.engine.stream.RelayStream;
-import dev.kvrelay.engine.view.PoolFrame;
+import dev.kvrelay.engine.WireReplica;
+import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wan.RelayStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

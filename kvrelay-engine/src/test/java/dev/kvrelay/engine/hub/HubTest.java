@@ -1,7 +1,5 @@
 package dev.kvrelay.engine.hub;
 
-import dev.kvrelay.engine.WireReplica;
-import dev.kvrelay.engine.actor.ManualScheduler;
 import static dev.kvrelay.engine.hub.HubFixture.drain;
 import static dev.kvrelay.engine.hub.HubFixture.open;
 import static dev.kvrelay.engine.hub.HubFixture.pollError;
@@ -11,15 +9,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvrelay.api.CkfFormat;
 import dev.kvrelay.api.RelayErrorReason;
-import dev.kvrelay.api.RelayException;
 import dev.kvrelay.ckf.cbi1.Cbi1;
 import dev.kvrelay.ckf.producer.CkfDelta;
 import dev.kvrelay.ckf.producer.CkfPublication;
 import dev.kvrelay.ckf.producer.CkfSnapshot;
 import dev.kvrelay.engine.RelayConfigKey;
 import dev.kvrelay.engine.RelayEngineConfig;
-import dev.kvrelay.engine.stream.RelayStream;
-import dev.kvrelay.engine.view.PoolFrame;
+import dev.kvrelay.engine.WireReplica;
+import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wan.RelayStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvrelay.api.ProducerIdentity;
+import dev.kvrelay.engine.wan.KvPoolLoadEntry;
+import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
 import java.util.List;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
@@ -54,10 +56,10 @@ class LoadWindowsTest {
 
   @Test
   void ranksSaturateToU32() {
-    KvPoolLoadEntry e = KvPoolLoadEntry.of(new PoolLoadReport(producer(1, 1), load(-1, -1, 4_294_967_296L, 5_000_000_000L)));
+    KvPoolLoadEntry e = new PoolLoadReport(producer(1, 1), load(-1, -1, 4_294_967_296L, 5_000_000_000L)).toEntry();
     assertThat(e.kvObservedRanks()).isEqualTo(4_294_967_295L);
     assertThat(e.kvExpectedRanks()).isEqualTo(4_294_967_295L);
-    KvPoolLoadEntry f = KvPoolLoadEntry.of(new PoolLoadReport(producer(1, 1), load(-1, -1, 4_294_967_295L, 7)));
+    KvPoolLoadEntry f = new PoolLoadReport(producer(1, 1), load(-1, -1, 4_294_967_295L, 7)).toEntry();
     assertThat(f.kvObservedRanks()).isEqualTo(4_294_967_295L);
     assertThat(f.kvExpectedRanks()).isEqualTo(7);
   }

@@ -8,6 +8,7 @@ import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 
+import dev.kvrelay.engine.stats.LoadCounters;
 import dev.kvrelay.spi.discovery.RuntimeConfig;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
 import java.util.HashMap;

@@ -9,6 +9,9 @@ import static dev.kvrelay.spi.eventplane.SchedulerLoadScope.LOCAL;
 import static dev.kvrelay.spi.eventplane.SchedulerLoadScope.REPLICA_SYNCHRONIZED;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kvrelay.engine.wan.DataStatus;
+import dev.kvrelay.engine.wan.KvPoolLoadEntry;
+import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
 import dev.kvrelay.spi.discovery.RuntimeConfig;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
 import java.util.HashMap;
@@ -68,7 +71,7 @@ class PoolLoadAggregatorTest {
     assertThat(s.kvCapacityRanks()).isZero();
     assertThat(s.totalKvBlocks()).isEmpty();
     assertThat(s.kvUsedBlocks()).hasValue(1_000_003);
-    KvPoolLoadEntry e = KvPoolLoadEntry.of(new PoolLoadReport(LoadFixtures.producer(1, 1), s));
+    KvPoolLoadEntry e = new PoolLoadReport(LoadFixtures.producer(1, 1), s).toEntry();
     assertThat(e.totalKvBlocks()).isZero();
     assertThat(s.authoritative()).isFalse();
   }
@@ -247,7 +250,7 @@ class PoolLoadAggregatorTest {
     PoolLoadSnapshot s = a.snapshot(T0);
     assertThat(s.kvUsedBlocks()).hasValue(-1L);
     assertThat(s.totalKvBlocks()).hasValue(-1L);
-    KvPoolLoadEntry e = KvPoolLoadEntry.of(new PoolLoadReport(LoadFixtures.producer(1, 1), s));
+    KvPoolLoadEntry e = new PoolLoadReport(LoadFixtures.producer(1, 1), s).toEntry();
     assertThat(Long.toUnsignedString(e.kvUsedBlocks())).isEqualTo("18446744073709551615");
     assertThat(Long.toUnsignedString(e.totalKvBlocks())).isEqualTo("18446744073709551615");
   }

@@ -7,7 +7,7 @@ import dev.kvrelay.api.ModelRegistration;
 import dev.kvrelay.api.ModelTarget;
 import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.api.WorkerRole;
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.spi.discovery.RuntimeConfig;
 import java.util.ArrayList;
 import java.util.List;

@@ -7,6 +7,15 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvrelay.api.KvPoolId;
+import dev.kvrelay.engine.wan.DataStatus;
+import dev.kvrelay.engine.wan.ModelDeploymentStatus;
+import dev.kvrelay.engine.wan.ModelServingLoad;
+import dev.kvrelay.engine.wan.PoolDeploymentStatus;
+import dev.kvrelay.engine.wan.PoolServingLoad;
+import dev.kvrelay.engine.wan.RequestLifecycleStats;
+import dev.kvrelay.engine.wan.ServingLoadUpdate;
+import dev.kvrelay.engine.wan.ServingLoadView;
+import dev.kvrelay.engine.wan.TokenLoadStats;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;

@@ -16,7 +16,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.ProducerIdentity;
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
+import dev.kvrelay.engine.wan.DataStatus;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
+import dev.kvrelay.engine.wan.ModelDeploymentStatus;
+import dev.kvrelay.engine.wan.ModelServingLoad;
+import dev.kvrelay.engine.wan.PoolDeploymentStatus;
+import dev.kvrelay.engine.wan.PoolServingLoad;
+import dev.kvrelay.engine.wan.RequestLifecycleStats;
+import dev.kvrelay.engine.wan.ServingLoadUpdate;
+import dev.kvrelay.engine.wan.ServingLoadView;
+import dev.kvrelay.engine.wan.TokenLoadStats;
 import dev.kvrelay.spi.discovery.RuntimeConfig;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

@@ -16,6 +16,8 @@ import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.engine.RelayEngineConfig;
 import dev.kvrelay.engine.actor.PoolCommand;
+import dev.kvrelay.engine.stats.QueryFailureKind;
+import dev.kvrelay.engine.stats.RecoveryStats;
 import dev.kvrelay.spi.eventplane.ScriptedWorker;
 import dev.kvrelay.spi.eventplane.WorkerKvQueryRequest;
 import dev.kvrelay.spi.eventplane.WorkerKvQueryResponse;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.ckf.producer.CkfProducer;
 import dev.kvrelay.ckf.producer.MemberId;
+import dev.kvrelay.engine.stats.RecoveryStats;
 import dev.kvrelay.spi.eventplane.KvEventData;
 import dev.kvrelay.spi.eventplane.RouterEvent;
 import dev.kvrelay.spi.eventplane.ScriptedWorker;

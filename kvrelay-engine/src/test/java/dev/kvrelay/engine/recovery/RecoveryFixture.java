@@ -1,6 +1,5 @@
 package dev.kvrelay.engine.recovery;
 
-import dev.kvrelay.engine.actor.ManualScheduler;
 import dev.kvrelay.api.DcId;
 import dev.kvrelay.api.DigestIdentity;
 import dev.kvrelay.api.DynamoEndpointId;
@@ -8,9 +7,11 @@ import dev.kvrelay.api.IdentitySource;
 import dev.kvrelay.api.IndexerDomainId;
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.ckf.producer.MemberId;
+import dev.kvrelay.engine.actor.ManualScheduler;
 import dev.kvrelay.engine.actor.PoolCommand;
 import dev.kvrelay.engine.actor.RejectReason;
 import dev.kvrelay.engine.actor.SubmitResult;
+import dev.kvrelay.engine.stats.RecoveryStats;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
 import dev.kvrelay.spi.eventplane.EventTopics;
 import dev.kvrelay.spi.eventplane.KvEventData;

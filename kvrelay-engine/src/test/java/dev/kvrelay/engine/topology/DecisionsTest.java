@@ -14,6 +14,8 @@ import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.ServingReadinessState;
 import dev.kvrelay.engine.membership.ConflictScope;
 import dev.kvrelay.engine.membership.WorkerTopology;
+import dev.kvrelay.engine.wan.TopologyEntry;
+import dev.kvrelay.engine.wan.TopologyMember;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -11,6 +11,8 @@ import dev.kvrelay.api.json.JsonObject;
 import dev.kvrelay.engine.membership.EndpointMembership;
 import dev.kvrelay.engine.membership.MembershipProjector;
 import dev.kvrelay.engine.membership.MembershipView;
+import dev.kvrelay.engine.wan.TopologyEntry;
+import dev.kvrelay.engine.wan.TopologyMember;
 import dev.kvrelay.spi.discovery.DiscoveryScope;
 import dev.kvrelay.spi.discovery.ModelKey;
 import dev.kvrelay.spi.discovery.ModelRecord;

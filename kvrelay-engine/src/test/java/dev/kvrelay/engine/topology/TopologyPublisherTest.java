@@ -8,6 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.ServingReadinessState;
 import dev.kvrelay.engine.membership.WorkerTopology;
+import dev.kvrelay.engine.wan.AdapterReadiness;
+import dev.kvrelay.engine.wan.TopologySnapshot;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;

@@ -4,7 +4,7 @@ import dev.kvrelay.api.RelayException;
 
 /**
  * Immutable and thread-safe (stateless apart from atomic counters): turns one received protobuf message into the
- * value a {@link dev.kvrelay.engine.stream.RelayStream} delivers, or refuses it with the typed error that ends the
+ * value a {@link dev.kvrelay.engine.wan.RelayStream} delivers, or refuses it with the typed error that ends the
  * stream.
  *
  * @param <P> the protobuf message

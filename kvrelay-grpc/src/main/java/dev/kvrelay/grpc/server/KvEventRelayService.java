@@ -7,7 +7,7 @@ import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.api.SubscriberId;
 import dev.kvrelay.api.WireValidationException;
 import dev.kvrelay.engine.RelayEngine;
-import dev.kvrelay.engine.stream.RelayStream;
+import dev.kvrelay.engine.wan.RelayStream;
 import dev.kvrelay.grpc.proto.FilterUpdate;
 import dev.kvrelay.grpc.proto.KvEventRelayGrpc;
 import dev.kvrelay.grpc.proto.KvPoolCatalogUpdate;
@@ -36,7 +36,7 @@ import java.util.function.Function;
  * {@link RelayException} mapped through {@link RelayStatus#toStatus}. Each stream is moved to its call by a
  * {@link StreamPump} that follows gRPC flow control.
  */
-public final class KvEventRelayService extends KvEventRelayGrpc.KvEventRelayImplBase {
+final class KvEventRelayService extends KvEventRelayGrpc.KvEventRelayImplBase {
   private final RelayEngine engine;
   private final RelayIdentity relay;
   private final Executor pumps;
@@ -87,7 +87,7 @@ public final class KvEventRelayService extends KvEventRelayGrpc.KvEventRelayImpl
       out.onError(RelayStatus.toStatus(e));
       return;
     }
-    StreamPump<dev.kvrelay.engine.view.PoolFrame, FilterUpdate> pump = new StreamPump<>(out, WireCodec::toProto, pumps);
+    StreamPump<dev.kvrelay.engine.wan.PoolFrame, FilterUpdate> pump = new StreamPump<>(out, WireCodec::toProto, pumps);
     engine.subscribePool(expected.poolId(), expected, request.getSubscriberId()).whenComplete((stream, error) -> {
       if (error != null) {
         pump.fail(StreamPump.statusOf(error));

@@ -17,6 +17,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
@@ -88,8 +89,9 @@ public final class RelayGrpcServer implements AutoCloseable {
     if (b.address != null) {
       this.address = b.address;
     } else {
-      this.address = config.bind().map(BindAddress::socketAddress).orElseThrow(
-          () -> new IllegalStateException("the engine has no bind address and none was given"));
+      // An engine without --bind (an embedded one) gets a loopback listener on an ephemeral port: port() says which.
+      this.address = config.bind().map(BindAddress::socketAddress)
+          .orElseGet(() -> new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
     }
     this.maxMessageBytes = config.maxMessageBytes();
     this.keepAliveMs = config.value(RelayConfigKey.KEEPALIVE_INTERVAL_MS);
@@ -328,7 +330,10 @@ public final class RelayGrpcServer implements AutoCloseable {
       return this;
     }
 
-    /** Overrides the engine's bind address (tests: e.g. 127.0.0.1 port 0). */
+    /**
+     * Overrides the engine's bind address (tests: e.g. 127.0.0.1 port 0). Without it the server binds the engine's
+     * {@code --bind} address, or, when the engine has none, the loopback address on an ephemeral port.
+     */
     public Builder address(InetSocketAddress value) {
       if (address != null) {
         throw new IllegalStateException("address was already set");
@@ -365,7 +370,7 @@ public final class RelayGrpcServer implements AutoCloseable {
     /**
      * The server, not started yet.
      *
-     * @throws IllegalStateException if the engine is missing, or it has no bind address and none was given
+     * @throws IllegalStateException if the engine is missing
      */
     public RelayGrpcServer build() {
       if (engine == null) {

@@ -5,15 +5,15 @@ import com.google.protobuf.UnsafeByteOperations;
 import dev.kvrelay.api.WireText;
 import dev.kvrelay.api.WireValidationException;
 import dev.kvrelay.api.WorkerRole;
-import dev.kvrelay.engine.catalog.CatalogSnapshot;
-import dev.kvrelay.engine.catalog.DescriptorWire;
-import dev.kvrelay.engine.load.DataStatus;
-import dev.kvrelay.engine.load.ServingLoadView;
-import dev.kvrelay.engine.topology.TopologyEntryValidator;
-import dev.kvrelay.engine.topology.TopologySnapshot;
-import dev.kvrelay.engine.view.CatalogUpdate;
-import dev.kvrelay.engine.view.PoolFrame;
-import dev.kvrelay.engine.view.RelayEnvelope;
+import dev.kvrelay.engine.wan.CatalogSnapshot;
+import dev.kvrelay.engine.wan.CatalogUpdate;
+import dev.kvrelay.engine.wan.DataStatus;
+import dev.kvrelay.engine.wan.DescriptorWire;
+import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wan.RelayEnvelope;
+import dev.kvrelay.engine.wan.ServingLoadView;
+import dev.kvrelay.engine.wan.TopologyEntryValidator;
+import dev.kvrelay.engine.wan.TopologySnapshot;
 import dev.kvrelay.grpc.proto.AdapterReadiness;
 import dev.kvrelay.grpc.proto.BaseModelTarget;
 import dev.kvrelay.grpc.proto.CkfFormat;
@@ -273,7 +273,7 @@ public final class WireCodec {
   // ============================================================ catalog
 
   /** One descriptor (the producer's validated value). */
-  public static KvPoolDescriptor toProto(dev.kvrelay.engine.catalog.KvPoolDescriptor descriptor) {
+  public static KvPoolDescriptor toProto(dev.kvrelay.engine.wan.KvPoolDescriptor descriptor) {
     return descriptorToProto(descriptor.toWire());
   }
 
@@ -417,7 +417,7 @@ public final class WireCodec {
   /** {@code KvPoolCatalogUpdate} for a published catalog (the server path). */
   public static KvPoolCatalogUpdate toProto(CatalogSnapshot snapshot) {
     KvPoolCatalogSnapshot.Builder pools = KvPoolCatalogSnapshot.newBuilder();
-    for (dev.kvrelay.engine.catalog.KvPoolDescriptor d : snapshot.pools()) {
+    for (dev.kvrelay.engine.wan.KvPoolDescriptor d : snapshot.pools()) {
       pools.addPools(toProto(d));
     }
     return KvPoolCatalogUpdate.newBuilder()
@@ -551,14 +551,14 @@ public final class WireCodec {
         .setRelay(toProto(relay))
         .setRevision(snapshot.revision())
         .setContractMarker(CONTRACT_MARKER_BITS);
-    for (dev.kvrelay.engine.topology.TopologyEntry e : snapshot.entries()) {
+    for (dev.kvrelay.engine.wan.TopologyEntry e : snapshot.entries()) {
       b.addEntries(toProto(e));
     }
     return b.build();
   }
 
   /** One {@code TopologyEntry}. */
-  public static TopologyEntry toProto(dev.kvrelay.engine.topology.TopologyEntry entry) {
+  public static TopologyEntry toProto(dev.kvrelay.engine.wan.TopologyEntry entry) {
     TopologyEntry.Builder b = TopologyEntry.newBuilder()
         .setNamespace(entry.namespace())
         .setCanonicalModelId(entry.canonicalModelId())
@@ -570,7 +570,7 @@ public final class WireCodec {
     for (WorkerRole r : entry.missingRoles()) {
       b.addMissingRolesValue(r.wireValue());
     }
-    for (dev.kvrelay.engine.topology.TopologyMember m : entry.members()) {
+    for (dev.kvrelay.engine.wan.TopologyMember m : entry.members()) {
       TopologyMember.Builder mb = TopologyMember.newBuilder().setEndpoint(endpointToProto(
           m.endpoint().namespace(), m.endpoint().component(), m.endpoint().endpoint()));
       for (WorkerRole r : m.roles()) {
@@ -582,7 +582,7 @@ public final class WireCodec {
     for (WorkerRole r : entry.duplicateRoleEndpoints()) {
       b.addDuplicateRoleEndpointsValue(r.wireValue());
     }
-    for (dev.kvrelay.engine.topology.AdapterReadiness a : entry.adapters()) {
+    for (dev.kvrelay.engine.wan.AdapterReadiness a : entry.adapters()) {
       AdapterReadiness.Builder ab = AdapterReadiness.newBuilder()
           .setCanonicalModelId(a.canonicalModelId()).setStateValue(a.state().wireValue());
       for (WorkerRole r : a.missingRoles()) {
@@ -641,7 +641,7 @@ public final class WireCodec {
 
   /** {@code KvPoolLoadUpdate} for a published window of {@code relay}. */
   public static KvPoolLoadUpdate toProto(
-      dev.kvrelay.api.RelayIdentity relay, dev.kvrelay.engine.load.KvPoolLoadUpdate window) {
+      dev.kvrelay.api.RelayIdentity relay, dev.kvrelay.engine.wan.KvPoolLoadUpdate window) {
     KvPoolLoadUpdate.Builder b = KvPoolLoadUpdate.newBuilder()
         .setProtocolVersion(PROTOCOL_VERSION)
         .setRelay(toProto(relay))
@@ -649,7 +649,7 @@ public final class WireCodec {
         .setObservedMs(window.observedMs())
         .setWindowMs(window.windowMs())
         .setContractMarker(CONTRACT_MARKER_BITS);
-    for (dev.kvrelay.engine.load.KvPoolLoadEntry e : window.pools()) {
+    for (dev.kvrelay.engine.wan.KvPoolLoadEntry e : window.pools()) {
       b.addPools(KvPoolLoadEntry.newBuilder()
           .setProducer(toProto(e.producer()))
           .setKvUsedBlocks(e.kvUsedBlocks())
@@ -671,13 +671,13 @@ public final class WireCodec {
    * join a catalog pool by ProducerKey). The envelope is not judged here: check it first.
    */
   public static PoolLoadWindow fromProto(KvPoolLoadUpdate update) {
-    List<dev.kvrelay.engine.load.KvPoolLoadEntry> entries = new ArrayList<>(update.getPoolsCount());
+    List<dev.kvrelay.engine.wan.KvPoolLoadEntry> entries = new ArrayList<>(update.getPoolsCount());
     List<ExcludedEntry> excluded = new ArrayList<>();
     for (int i = 0; i < update.getPoolsCount(); i++) {
       KvPoolLoadEntry e = update.getPools(i);
       try {
         dev.kvrelay.api.ProducerIdentity producer = producer(e.hasProducer() ? e.getProducer() : null);
-        entries.add(new dev.kvrelay.engine.load.KvPoolLoadEntry(producer, e.getKvUsedBlocks(), e.getTotalKvBlocks(),
+        entries.add(new dev.kvrelay.engine.wan.KvPoolLoadEntry(producer, e.getKvUsedBlocks(), e.getTotalKvBlocks(),
             Integer.toUnsignedLong(e.getKvObservedRanks()), Integer.toUnsignedLong(e.getKvExpectedRanks())));
       } catch (WireValidationException x) {
         excluded.add(ExcludedEntry.of(i, x));
@@ -685,7 +685,7 @@ public final class WireCodec {
     }
     return new PoolLoadWindow(
         envelope(update.getProtocolVersion(), update.getContractMarker(), update.hasRelay() ? update.getRelay() : null),
-        new dev.kvrelay.engine.load.KvPoolLoadUpdate(
+        new dev.kvrelay.engine.wan.KvPoolLoadUpdate(
             update.getWindowSequence(), update.getObservedMs(), update.getWindowMs(), entries),
         excluded);
   }
@@ -694,7 +694,7 @@ public final class WireCodec {
 
   /** {@code ServingLoadUpdate} for a published window of {@code relay}. */
   public static ServingLoadUpdate toProto(
-      dev.kvrelay.api.RelayIdentity relay, dev.kvrelay.engine.load.ServingLoadUpdate window) {
+      dev.kvrelay.api.RelayIdentity relay, dev.kvrelay.engine.wan.ServingLoadUpdate window) {
     ServingLoadUpdate.Builder b = ServingLoadUpdate.newBuilder()
         .setProtocolVersion(PROTOCOL_VERSION)
         .setRelay(toProto(relay))
@@ -702,14 +702,14 @@ public final class WireCodec {
         .setObservedMs(window.observedMs())
         .setWindowMs(window.windowMs())
         .setContractMarker(CONTRACT_MARKER_BITS);
-    for (dev.kvrelay.engine.load.PoolServingLoad p : window.pools()) {
+    for (dev.kvrelay.engine.wan.PoolServingLoad p : window.pools()) {
       PoolDeploymentStatus.Builder d = PoolDeploymentStatus.newBuilder();
       p.deployment().liveWorkers().ifPresent(d::setLiveWorkers);
       p.deployment().maxConcurrency().ifPresent(d::setMaxConcurrency);
       b.addPools(PoolServingLoad.newBuilder()
           .setProducer(toProto(p.producer())).setLoad(toProto(p.load())).setDeployment(d));
     }
-    for (dev.kvrelay.engine.load.ModelServingLoad m : window.models()) {
+    for (dev.kvrelay.engine.wan.ModelServingLoad m : window.models()) {
       ModelDeploymentStatus.Builder d = ModelDeploymentStatus.newBuilder()
           .setExpectedFrontends(m.deployment().expectedFrontends())
           .setObservedFrontends(m.deployment().observedFrontends())
@@ -738,7 +738,7 @@ public final class WireCodec {
       r.requestsGenerating().ifPresent(rb::setRequestsGenerating);
       b.setRequests(rb);
     });
-    dev.kvrelay.engine.load.TokenLoadStats t = view.tokens();
+    dev.kvrelay.engine.wan.TokenLoadStats t = view.tokens();
     TokenLoadStats.Builder tb = TokenLoadStats.newBuilder();
     t.activePrefillTokens().ifPresent(tb::setActivePrefillTokens);
     t.activeDecodeBlocks().ifPresent(tb::setActiveDecodeBlocks);
@@ -794,7 +794,7 @@ public final class WireCodec {
         throw WireValidationException.malformed("models[" + i + "]", "duplicate model (" + namespace + ", " + model + ")");
       }
     }
-    List<dev.kvrelay.engine.load.PoolServingLoad> pools = new ArrayList<>(update.getPoolsCount());
+    List<dev.kvrelay.engine.wan.PoolServingLoad> pools = new ArrayList<>(update.getPoolsCount());
     for (int i = 0; i < update.getPoolsCount(); i++) {
       dev.kvrelay.api.ProducerIdentity producer = producers.get(i);
       if (producer == null) {
@@ -807,7 +807,7 @@ public final class WireCodec {
       }
     }
     excludedPools.sort((a, b) -> Integer.compare(a.index(), b.index()));
-    List<dev.kvrelay.engine.load.ModelServingLoad> models = new ArrayList<>(update.getModelsCount());
+    List<dev.kvrelay.engine.wan.ModelServingLoad> models = new ArrayList<>(update.getModelsCount());
     List<ExcludedEntry> excludedModels = new ArrayList<>();
     for (int i = 0; i < update.getModelsCount(); i++) {
       try {
@@ -816,11 +816,11 @@ public final class WireCodec {
         excludedModels.add(ExcludedEntry.of(i, e));
       }
     }
-    return new ServingLoadWindow(relay, new dev.kvrelay.engine.load.ServingLoadUpdate(update.getWindowSequence(),
+    return new ServingLoadWindow(relay, new dev.kvrelay.engine.wan.ServingLoadUpdate(update.getWindowSequence(),
         update.getObservedMs(), update.getWindowMs(), pools, models), excludedPools, excludedModels);
   }
 
-  private static dev.kvrelay.engine.load.PoolServingLoad poolEntry(
+  private static dev.kvrelay.engine.wan.PoolServingLoad poolEntry(
       dev.kvrelay.api.ProducerIdentity producer, PoolServingLoad p) throws WireValidationException {
     if (!p.hasLoad()) {
       throw WireValidationException.malformed("load", "pool load view is missing");
@@ -846,9 +846,9 @@ public final class WireCodec {
     }
     PoolDeploymentStatus d = p.getDeployment();
     try {
-      return new dev.kvrelay.engine.load.PoolServingLoad(producer,
+      return new dev.kvrelay.engine.wan.PoolServingLoad(producer,
           new ServingLoadView(Optional.empty(), fromProto(t), status, load.getSourceObservedMs()),
-          new dev.kvrelay.engine.load.PoolDeploymentStatus(
+          new dev.kvrelay.engine.wan.PoolDeploymentStatus(
               d.hasLiveWorkers() ? OptionalLong.of(d.getLiveWorkers()) : OptionalLong.empty(),
               d.hasMaxConcurrency() ? OptionalLong.of(d.getMaxConcurrency()) : OptionalLong.empty()));
     } catch (IllegalArgumentException e) {
@@ -856,7 +856,7 @@ public final class WireCodec {
     }
   }
 
-  private static dev.kvrelay.engine.load.ModelServingLoad modelEntry(ModelServingLoad m)
+  private static dev.kvrelay.engine.wan.ModelServingLoad modelEntry(ModelServingLoad m)
       throws WireValidationException {
     if (!m.hasLoad()) {
       throw WireValidationException.malformed("load", "model load view is missing");
@@ -893,13 +893,13 @@ public final class WireCodec {
       servingPools.add(pool);
     }
     try {
-      return new dev.kvrelay.engine.load.ModelServingLoad(m.getNamespace(), m.getCanonicalModelId(),
-          new ServingLoadView(Optional.of(new dev.kvrelay.engine.load.RequestLifecycleStats(
+      return new dev.kvrelay.engine.wan.ModelServingLoad(m.getNamespace(), m.getCanonicalModelId(),
+          new ServingLoadView(Optional.of(new dev.kvrelay.engine.wan.RequestLifecycleStats(
               r.getRequestsStartedTotal(), r.getRequestsCompletedTotal(), r.getRequestsFailedTotal(),
               r.getRequestsCancelledTotal(), optional(r.hasRequestsAwaitingFirstToken(), r.getRequestsAwaitingFirstToken()),
               optional(r.hasRequestsGenerating(), r.getRequestsGenerating()))),
               fromProto(t), status, load.getSourceObservedMs()),
-          new dev.kvrelay.engine.load.ModelDeploymentStatus(
+          new dev.kvrelay.engine.wan.ModelDeploymentStatus(
               d.getExpectedFrontends(), d.getObservedFrontends(), d.getReadyFrontends(), servingPools));
     } catch (IllegalArgumentException e) {
       // the engine's remaining consistency rule: status vs frontend counts (§4.2)
@@ -907,8 +907,8 @@ public final class WireCodec {
     }
   }
 
-  private static dev.kvrelay.engine.load.TokenLoadStats fromProto(TokenLoadStats t) {
-    return new dev.kvrelay.engine.load.TokenLoadStats(
+  private static dev.kvrelay.engine.wan.TokenLoadStats fromProto(TokenLoadStats t) {
+    return new dev.kvrelay.engine.wan.TokenLoadStats(
         optional(t.hasActivePrefillTokens(), t.getActivePrefillTokens()),
         optional(t.hasActiveDecodeBlocks(), t.getActiveDecodeBlocks()),
         optional(t.hasAwaitingFirstTokenInputTokens(), t.getAwaitingFirstTokenInputTokens()),

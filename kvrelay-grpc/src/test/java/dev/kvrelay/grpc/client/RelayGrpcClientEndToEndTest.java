@@ -6,15 +6,14 @@ import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.KvQueryHashFormat;
 import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.ckf.hashing.TokenBlockHasher;
-import dev.kvrelay.engine.actor.ExecutorActorScheduler;
-import dev.kvrelay.engine.topology.TopologySnapshot;
-import dev.kvrelay.engine.view.BackoffPolicy;
-import dev.kvrelay.engine.view.GlobalViewAnswer;
-import dev.kvrelay.engine.view.GlobalViewMatch;
-import dev.kvrelay.engine.view.ModelKey;
-import dev.kvrelay.engine.view.PoolReplica;
-import dev.kvrelay.engine.view.RelayConsumer;
-import dev.kvrelay.engine.view.ReplicaStatus;
+import dev.kvrelay.engine.consumer.BackoffPolicy;
+import dev.kvrelay.engine.consumer.GlobalViewAnswer;
+import dev.kvrelay.engine.consumer.GlobalViewMatch;
+import dev.kvrelay.engine.consumer.RelayConsumer;
+import dev.kvrelay.engine.consumer.ReplicaState;
+import dev.kvrelay.engine.consumer.ReplicaStatus;
+import dev.kvrelay.engine.wan.ModelKey;
+import dev.kvrelay.engine.wan.TopologySnapshot;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -103,7 +102,7 @@ class RelayGrpcClientEndToEndTest {
         .semantics(RelayGrpcClientTest.STD4)
         .maxAgeUs(60_000_000L)
         .subscriberIdBase("router-1")
-        .scheduler(new ExecutorActorScheduler(executor))
+        .executor(executor)
         .clocks(System::nanoTime, () -> System.currentTimeMillis() * 1000)
         .backoff(new BackoffPolicy(10_000_000L, 100_000_000L, false))
         .randomSeed(7)
@@ -114,7 +113,7 @@ class RelayGrpcClientEndToEndTest {
     consumer.start();
 
     await("both replicas live", () -> consumer.replicaStates().size() == 2
-        && consumer.replicaStates().stream().allMatch(s -> s.state() == PoolReplica.State.LIVE));
+        && consumer.replicaStates().stream().allMatch(s -> s.state() == ReplicaState.LIVE));
     assertThat(consumer.replicaStates()).extracting(ReplicaStatus::producer)
         .containsExactlyInAnyOrder(dcA.descriptor.producer(), dcB.descriptor.producer());
 

@@ -21,24 +21,24 @@ import dev.kvrelay.api.RelayException;
 import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.api.ServingReadinessState;
 import dev.kvrelay.api.WorkerRole;
-import dev.kvrelay.engine.catalog.CatalogSnapshot;
-import dev.kvrelay.engine.catalog.CatalogValidator;
-import dev.kvrelay.engine.catalog.DescriptorWire;
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
-import dev.kvrelay.engine.load.DataStatus;
-import dev.kvrelay.engine.load.KvPoolLoadEntry;
-import dev.kvrelay.engine.load.KvPoolLoadUpdate;
-import dev.kvrelay.engine.load.PoolDeploymentStatus;
-import dev.kvrelay.engine.load.PoolServingLoad;
-import dev.kvrelay.engine.load.ServingLoadUpdate;
-import dev.kvrelay.engine.load.ServingLoadView;
-import dev.kvrelay.engine.load.TokenLoadStats;
-import dev.kvrelay.engine.stream.RelayStream;
-import dev.kvrelay.engine.topology.TopologyEntry;
-import dev.kvrelay.engine.topology.TopologyMember;
-import dev.kvrelay.engine.topology.TopologySnapshot;
-import dev.kvrelay.engine.view.CatalogUpdate;
-import dev.kvrelay.engine.view.PoolFrame;
+import dev.kvrelay.engine.wan.CatalogSnapshot;
+import dev.kvrelay.engine.wan.CatalogUpdate;
+import dev.kvrelay.engine.wan.CatalogValidator;
+import dev.kvrelay.engine.wan.DataStatus;
+import dev.kvrelay.engine.wan.DescriptorWire;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
+import dev.kvrelay.engine.wan.KvPoolLoadEntry;
+import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wan.PoolDeploymentStatus;
+import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wan.PoolServingLoad;
+import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wan.ServingLoadUpdate;
+import dev.kvrelay.engine.wan.ServingLoadView;
+import dev.kvrelay.engine.wan.TokenLoadStats;
+import dev.kvrelay.engine.wan.TopologyEntry;
+import dev.kvrelay.engine.wan.TopologyMember;
+import dev.kvrelay.engine.wan.TopologySnapshot;
 import dev.kvrelay.grpc.proto.FilterUpdate;
 import dev.kvrelay.grpc.proto.RelayInfo;
 import dev.kvrelay.grpc.proto.SubscribeKvPoolRequest;
@@ -299,14 +299,14 @@ class RelayGrpcClientTest {
     relay.readiness = ScriptedRelay.sendAndComplete(
         List.of(unknownState.build(), unknownState.clone().setContractMarker(1).build()));
     try (InProcessRelay r = new InProcessRelay(relay);
-        RelayStream<dev.kvrelay.engine.view.ReadinessUpdate> s = r.client.watchReadinessUpdates("me")) {
-      dev.kvrelay.engine.view.ReadinessUpdate update = next(s);
+        RelayStream<dev.kvrelay.engine.wan.ReadinessUpdate> s = r.client.watchReadinessUpdates("me")) {
+      dev.kvrelay.engine.wan.ReadinessUpdate update = next(s);
       assertThat(update.revision()).isEqualTo(2);
       assertThat(update.entries().size() + update.quarantined().size()).isEqualTo(2);
-      dev.kvrelay.engine.view.ReadinessView view = new dev.kvrelay.engine.view.ReadinessView();
+      dev.kvrelay.engine.consumer.ReadinessView view = new dev.kvrelay.engine.consumer.ReadinessView();
       view.apply(update, 1);
-      assertThat(view.snapshot().entries()).containsOnlyKeys(new dev.kvrelay.engine.view.ModelKey("prod", "mistral"));
-      assertThat(view.snapshot().quarantined()).containsOnlyKeys(new dev.kvrelay.engine.view.ModelKey("prod", "llama"));
+      assertThat(view.snapshot().entries()).containsOnlyKeys(new dev.kvrelay.engine.wan.ModelKey("prod", "mistral"));
+      assertThat(view.snapshot().quarantined()).containsOnlyKeys(new dev.kvrelay.engine.wan.ModelKey("prod", "llama"));
       assertThat(failure(s).reason()).isEqualTo(RelayErrorReason.CONTRACT_MISMATCH);
     }
   }
@@ -323,25 +323,25 @@ class RelayGrpcClientTest {
     relay.readiness = ScriptedRelay.sendAndComplete(List.of(mixed.build(), WireCodec.toProto(RELAY, next),
         WireCodec.toProto(RELAY, next).toBuilder().setRevision(0).build()));
     try (InProcessRelay r = new InProcessRelay(relay);
-        RelayStream<dev.kvrelay.engine.view.ReadinessUpdate> s = r.client.watchReadinessUpdates("me")) {
-      dev.kvrelay.engine.view.ReadinessUpdate first = next(s);
+        RelayStream<dev.kvrelay.engine.wan.ReadinessUpdate> s = r.client.watchReadinessUpdates("me")) {
+      dev.kvrelay.engine.wan.ReadinessUpdate first = next(s);
       assertThat(first.revision()).isEqualTo(2);
       assertThat(first.entries()).containsExactly(readyEntry("mistral"));
-      assertThat(first.quarantined()).containsOnlyKeys(new dev.kvrelay.engine.view.ModelKey("prod", "llama"),
-          new dev.kvrelay.engine.view.ModelKey("prod", "qwen"));
-      assertThat(first.quarantined().get(new dev.kvrelay.engine.view.ModelKey("prod", "llama")))
+      assertThat(first.quarantined()).containsOnlyKeys(new dev.kvrelay.engine.wan.ModelKey("prod", "llama"),
+          new dev.kvrelay.engine.wan.ModelKey("prod", "qwen"));
+      assertThat(first.quarantined().get(new dev.kvrelay.engine.wan.ModelKey("prod", "llama")))
           .startsWith("UNSUPPORTED");
-      assertThat(first.quarantined().get(new dev.kvrelay.engine.view.ModelKey("prod", "qwen")))
+      assertThat(first.quarantined().get(new dev.kvrelay.engine.wan.ModelKey("prod", "qwen")))
           .startsWith("MALFORMED");
       assertThat(first.dropped()).as("the entry with an empty namespace has no readable key").isEqualTo(1);
-      assertThat(next(s)).isEqualTo(dev.kvrelay.engine.view.ReadinessUpdate.of(next));
+      assertThat(next(s)).isEqualTo(dev.kvrelay.engine.wan.ReadinessUpdate.of(next));
       assertThat(failure(s).reason()).isEqualTo(RelayErrorReason.INVALID_PUBLICATION);
       assertThat(r.client.stats().quarantinedReadinessEntries()).isEqualTo(3);
       assertThat(r.client.stats().rejectedMessages()).isEqualTo(1);
 
-      dev.kvrelay.engine.view.ReadinessView view = new dev.kvrelay.engine.view.ReadinessView();
+      dev.kvrelay.engine.consumer.ReadinessView view = new dev.kvrelay.engine.consumer.ReadinessView();
       view.apply(first, 1);
-      assertThat(view.snapshot().entries()).containsOnlyKeys(new dev.kvrelay.engine.view.ModelKey("prod", "mistral"));
+      assertThat(view.snapshot().entries()).containsOnlyKeys(new dev.kvrelay.engine.wan.ModelKey("prod", "mistral"));
       assertThat(view.snapshot().quarantined()).hasSize(2);
       assertThat(view.droppedTotal()).isEqualTo(1);
     }

@@ -13,22 +13,22 @@ import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Message;
 import com.google.protobuf.UnknownFieldSet;
 import dev.kvrelay.api.ProducerIdentity;
-import dev.kvrelay.engine.catalog.CatalogSnapshot;
-import dev.kvrelay.engine.catalog.CatalogValidator;
-import dev.kvrelay.engine.catalog.DescriptorWire;
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
-import dev.kvrelay.engine.load.DataStatus;
-import dev.kvrelay.engine.load.KvPoolLoadEntry;
-import dev.kvrelay.engine.load.KvPoolLoadUpdate;
-import dev.kvrelay.engine.load.PoolDeploymentStatus;
-import dev.kvrelay.engine.load.PoolServingLoad;
-import dev.kvrelay.engine.load.ServingLoadUpdate;
-import dev.kvrelay.engine.load.ServingLoadView;
-import dev.kvrelay.engine.load.TokenLoadStats;
-import dev.kvrelay.engine.stream.RelayStream;
-import dev.kvrelay.engine.topology.TopologySnapshot;
-import dev.kvrelay.engine.view.CatalogUpdate;
-import dev.kvrelay.engine.view.PoolFrame;
+import dev.kvrelay.engine.wan.CatalogSnapshot;
+import dev.kvrelay.engine.wan.CatalogUpdate;
+import dev.kvrelay.engine.wan.CatalogValidator;
+import dev.kvrelay.engine.wan.DataStatus;
+import dev.kvrelay.engine.wan.DescriptorWire;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
+import dev.kvrelay.engine.wan.KvPoolLoadEntry;
+import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wan.PoolDeploymentStatus;
+import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wan.PoolServingLoad;
+import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wan.ServingLoadUpdate;
+import dev.kvrelay.engine.wan.ServingLoadView;
+import dev.kvrelay.engine.wan.TokenLoadStats;
+import dev.kvrelay.engine.wan.TopologySnapshot;
 import dev.kvrelay.grpc.proto.FilterUpdate;
 import dev.kvrelay.grpc.proto.RelayInfo;
 import dev.kvrelay.grpc.wire.WireCodec;
@@ -170,10 +170,10 @@ class UnknownFieldDecodingTest {
     ScriptedRelay wire = new ScriptedRelay();
     wire.readiness = ScriptedRelay.sendAndComplete(List.of(plain, decorated));
     try (InProcessRelay r = new InProcessRelay(wire);
-        RelayStream<dev.kvrelay.engine.view.ReadinessUpdate> s = r.client.watchReadinessUpdates("me")) {
-      dev.kvrelay.engine.view.ReadinessUpdate a = next(s);
-      dev.kvrelay.engine.view.ReadinessUpdate b = next(s);
-      assertThat(a).isEqualTo(dev.kvrelay.engine.view.ReadinessUpdate.of(snapshot));
+        RelayStream<dev.kvrelay.engine.wan.ReadinessUpdate> s = r.client.watchReadinessUpdates("me")) {
+      dev.kvrelay.engine.wan.ReadinessUpdate a = next(s);
+      dev.kvrelay.engine.wan.ReadinessUpdate b = next(s);
+      assertThat(a).isEqualTo(dev.kvrelay.engine.wan.ReadinessUpdate.of(snapshot));
       assertThat(b).isEqualTo(a);
     }
   }

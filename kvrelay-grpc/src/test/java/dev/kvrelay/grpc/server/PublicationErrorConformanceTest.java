@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.engine.EngineFaults;
-import dev.kvrelay.engine.catalog.CatalogSnapshot;
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
+import dev.kvrelay.engine.wan.CatalogSnapshot;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.grpc.proto.FilterUpdate;
 import dev.kvrelay.grpc.proto.FilterUpdateKind;
 import dev.kvrelay.grpc.proto.ProducerIdentity;

@@ -106,14 +106,23 @@ class RelayGrpcServerTest {
   }
 
   @Test
-  void builder_refusesAnEngineWithoutBindAddressUnlessOneIsGiven() throws Exception {
+  void builder_servesAnEngineWithoutBindAddressOnLoopbackAtAnEphemeralPortOrAtTheAddressGiven() throws Exception {
     dev.kvrelay.spi.discovery.InMemoryDiscovery discovery = new dev.kvrelay.spi.discovery.InMemoryDiscovery();
     dev.kvrelay.spi.eventplane.InMemoryEventPlane plane = dev.kvrelay.spi.eventplane.InMemoryEventPlane.create();
     try (dev.kvrelay.engine.RelayEngine engine = dev.kvrelay.engine.RelayEngine.builder()
         .config(dev.kvrelay.engine.RelayEngineConfig.builder().dcId("dc").watchAll(true).build())
         .discovery(discovery).eventPlane(plane).poolThreads(1).build()) {
-      assertThatThrownBy(() -> RelayGrpcServer.builder().engine(engine).build())
-          .isInstanceOf(IllegalStateException.class);
+      assertThat(engine.config().bind()).as("an embedded engine without --bind").isEmpty();
+      try (RelayGrpcServer s = RelayGrpcServer.builder().engine(engine).build()) {
+        s.start();
+        assertThat(s.port()).isBetween(1, 65_535);
+        assertThat(s.healthStatus(RelayGrpcServer.SERVICE_NAME)).isEqualTo(ServingStatus.SERVING);
+        try (dev.kvrelay.grpc.client.RelayGrpcClient client =
+            dev.kvrelay.grpc.client.RelayGrpcClient.builder().target("127.0.0.1:" + s.port()).build()) {
+          assertThat(client.getRelayInfo()).as("reachable on the loopback address")
+              .isEqualTo(engine.identity());
+        }
+      }
       try (RelayGrpcServer s = RelayGrpcServer.builder().engine(engine)
           .address(new InetSocketAddress("127.0.0.1", 0)).build()) {
         assertThat(s.healthStatus(RelayGrpcServer.SERVICE_NAME)).as("not serving before bound")

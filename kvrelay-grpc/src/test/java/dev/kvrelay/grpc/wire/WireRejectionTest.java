@@ -7,14 +7,14 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedOutputStream;
 import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.api.RelayIdentity;
-import dev.kvrelay.api.WireValidationException;
 import dev.kvrelay.api.WireValidationException.Kind;
-import dev.kvrelay.engine.catalog.CatalogValidator;
-import dev.kvrelay.engine.catalog.DescriptorWire;
-import dev.kvrelay.engine.catalog.KvPoolDescriptor;
-import dev.kvrelay.engine.load.DataStatus;
-import dev.kvrelay.engine.topology.TopologyEntryValidator;
-import dev.kvrelay.engine.view.PoolFrame;
+import dev.kvrelay.api.WireValidationException;
+import dev.kvrelay.engine.wan.CatalogValidator;
+import dev.kvrelay.engine.wan.DataStatus;
+import dev.kvrelay.engine.wan.DescriptorWire;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
+import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wan.TopologyEntryValidator;
 import dev.kvrelay.grpc.proto.CkfFormat;
 import dev.kvrelay.grpc.proto.FilterUpdate;
 import dev.kvrelay.grpc.proto.ModelRegistration;
@@ -105,7 +105,7 @@ class WireRejectionTest {
   }
 
   private static TopologyEntry.Builder validEntry() {
-    return WireCodec.toProto(WireRejectionTest.<dev.kvrelay.engine.topology.TopologyEntry>sample(r -> WireGenerators.topologyEntry(r, "ns", "model"), 3)).toBuilder();
+    return WireCodec.toProto(WireRejectionTest.<dev.kvrelay.engine.wan.TopologyEntry>sample(r -> WireGenerators.topologyEntry(r, "ns", "model"), 3)).toBuilder();
   }
 
   private static Kind entryRejection(TopologyEntry.Builder entry) throws Exception {
@@ -220,9 +220,9 @@ class WireRejectionTest {
 
   private static ServingLoadUpdate.Builder servingWindow() {
     ProducerIdentity p = producer();
-    return WireCodec.toProto(RELAY, new dev.kvrelay.engine.load.ServingLoadUpdate(1, 2, 3,
-        List.of(WireRejectionTest.<dev.kvrelay.engine.load.PoolServingLoad>sample(r -> WireGenerators.poolServingLoad(r, p), 11)),
-        List.of(WireRejectionTest.<dev.kvrelay.engine.load.ModelServingLoad>sample(r -> WireGenerators.modelServingLoad(r, "ns", "model"), 12)))).toBuilder();
+    return WireCodec.toProto(RELAY, new dev.kvrelay.engine.wan.ServingLoadUpdate(1, 2, 3,
+        List.of(WireRejectionTest.<dev.kvrelay.engine.wan.PoolServingLoad>sample(r -> WireGenerators.poolServingLoad(r, p), 11)),
+        List.of(WireRejectionTest.<dev.kvrelay.engine.wan.ModelServingLoad>sample(r -> WireGenerators.modelServingLoad(r, "ns", "model"), 12)))).toBuilder();
   }
 
   @Test

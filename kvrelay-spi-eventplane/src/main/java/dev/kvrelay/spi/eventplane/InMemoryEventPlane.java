@@ -215,23 +215,25 @@ public final class InMemoryEventPlane implements EventPlane {
       }
     }
 
+    // Fault knobs for tests: package-private, driven through the test-jar's PublisherFaults.
+
     /** Drops the next {@code count} messages (their sequence numbers are still consumed: a gap). */
-    public synchronized void dropNext(int count) {
+    synchronized void dropNext(int count) {
       dropRemaining = requireCount(count);
     }
 
     /** Delivers each of the next {@code count} messages twice. */
-    public synchronized void duplicateNext(int count) {
+    synchronized void duplicateNext(int count) {
       duplicateRemaining = requireCount(count);
     }
 
     /** Holds back the next {@code count} messages until {@link #releaseHeld()} (reordering them). */
-    public synchronized void holdNext(int count) {
+    synchronized void holdNext(int count) {
       holdRemaining = requireCount(count);
     }
 
     /** Delivers the held-back messages now, in the order they were published. */
-    public synchronized void releaseHeld() {
+    synchronized void releaseHeld() {
       for (byte[] b : held) {
         route(subject, publisherId, b);
       }

@@ -1,5 +1,6 @@
 package dev.kvrelay.spi.eventplane;
 
+import dev.kvrelay.api.DynamoEndpointId;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -14,13 +15,43 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Thread-safe: a request plane inside one JVM answering recovery queries from {@link ScriptedWorker}s
- * registered by instance id. Answers, timeouts and refusals complete on an internal daemon scheduler
+ * Thread-safe: a request plane inside one JVM (the {@code mem} backend) answering recovery queries from the
+ * {@link Worker}s registered by instance id. Answers, timeouts and refusals complete on an internal daemon scheduler
  * thread, never on the caller's. Responses are passed as objects (the request-plane JSON codec is not
  * exercised here).
  */
 public final class InMemoryRequestPlane implements RequestPlaneClient {
-  private final Map<Long, ScriptedWorker> workers = new ConcurrentHashMap<>();
+  /**
+   * Thread-safe (implementations are called on the plane's scheduler thread): the worker side of one instance,
+   * deciding what each recovery query gets. Plugin tests drive fake worker servers with the same replies.
+   */
+  public interface Worker {
+    /** Records or answers one query addressed to {@code endpoint}. */
+    Reply receive(DynamoEndpointId endpoint, WorkerKvQueryRequest request);
+
+    /** Immutable and thread-safe: what the worker does with one query. */
+    sealed interface Reply permits Answer, Silence, Refusal {}
+
+    /**
+     * Immutable and thread-safe: answer after a delay.
+     *
+     * @param response the first response item
+     * @param delay how long after the query arrives
+     */
+    record Answer(WorkerKvQueryResponse response, Duration delay) implements Reply {}
+
+    /** Immutable and thread-safe: never answer (the query times out). */
+    record Silence() implements Reply {}
+
+    /**
+     * Immutable and thread-safe: refuse the request, as an overloaded worker does.
+     *
+     * @param message the refusal text, e.g. {@code Server overloaded: …}
+     */
+    record Refusal(String message) implements Reply {}
+  }
+
+  private final Map<Long, Worker> workers = new ConcurrentHashMap<>();
   private final Set<CompletableFuture<WorkerKvQueryResponse>> inFlight = ConcurrentHashMap.newKeySet();
   private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "kvrelay-mem-request-plane");
@@ -33,7 +64,7 @@ public final class InMemoryRequestPlane implements RequestPlaneClient {
   public InMemoryRequestPlane() {}
 
   /** Serves queries addressed to instance {@code instanceId} with {@code worker} (replacing any previous one). */
-  public void register(long instanceId, ScriptedWorker worker) {
+  public void register(long instanceId, Worker worker) {
     workers.put(instanceId, Objects.requireNonNull(worker, "worker"));
   }
 
@@ -72,20 +103,20 @@ public final class InMemoryRequestPlane implements RequestPlaneClient {
   }
 
   private void dispatch(RecoveryTarget target, WorkerKvQueryRequest request, CompletableFuture<WorkerKvQueryResponse> result) {
-    ScriptedWorker worker = workers.get(target.instanceId());
+    Worker worker = workers.get(target.instanceId());
     if (worker == null) {
       result.completeExceptionally(new RequestPlaneException(RequestPlaneException.Kind.UNREACHABLE,
           "no worker instance " + Long.toUnsignedString(target.instanceId())));
       return;
     }
-    ScriptedWorker.Reply reply = worker.receive(target.queryEndpoint(request.workerId(), request.dpRank()), request);
-    if (reply instanceof ScriptedWorker.Answer a) {
+    Worker.Reply reply = worker.receive(target.queryEndpoint(request.workerId(), request.dpRank()), request);
+    if (reply instanceof Worker.Answer a) {
       if (a.delay().isZero() || a.delay().isNegative()) {
         result.complete(a.response());
       } else {
         scheduler.schedule(() -> result.complete(a.response()), a.delay().toNanos(), TimeUnit.NANOSECONDS);
       }
-    } else if (reply instanceof ScriptedWorker.Refusal r) {
+    } else if (reply instanceof Worker.Refusal r) {
       result.completeExceptionally(new RequestPlaneException(RequestPlaneException.Kind.REJECTED, r.message()));
     }
     // Silence: only the timeout completes the query.

@@ -55,17 +55,17 @@ class InMemoryEventPlaneFaultsTest {
       plane.subscribe(SCOPE, EventTopics.KV_EVENTS, sink);
       InMemoryEventPlane.Publisher p = plane.publisher(SCOPE, EventTopics.KV_EVENTS, 9);
       p.publish(ev(0));
-      p.dropNext(2);
+      PublisherFaults.dropNext(p, 2);
       p.publish(ev(1));
       p.publish(ev(2));
       p.publish(ev(3));
-      p.duplicateNext(1);
+      PublisherFaults.duplicateNext(p, 1);
       p.publish(ev(4));
-      p.holdNext(2);
+      PublisherFaults.holdNext(p, 2);
       p.publish(ev(5));
       p.publish(ev(6));
       p.publish(ev(7));
-      p.releaseHeld();
+      PublisherFaults.releaseHeld(p);
       assertThat(sink.sequences(7)).containsExactly(0L, 3L, 4L, 4L, 7L, 5L, 6L);
       assertThat(p.nextSequence()).isEqualTo(8);
     }

@@ -1,0 +1,75 @@
+package dev.kvrelay.engine.stats;
+
+import java.util.Map;
+
+/**
+ * Immutable and thread-safe: a snapshot of one pool recovery's counters. Nothing is dropped silently:
+ * every drop, rejection, timeout and reset appears here.
+ *
+ * @param applied live or recovered events handed to the pool actor (accepted)
+ * @param buffered live events buffered while their rank recovered (or was fenced)
+ * @param bufferOverflows buffered events dropped (oldest first) because a rank's buffer was full
+ * @param inboxOverflows live events dropped because the recovery's inbox was full (the next event is a gap)
+ * @param stale live events at or below the rank's cursor, dropped (including skipped buffered ones)
+ * @param gaps live events (or buffered ones in a drain) that were not contiguous and started a recovery
+ * @param unknownPublisher events whose envelope publisher id is not bound (or whose member is ambiguous)
+ * @param memberMismatch events of a bound publisher naming another (worker, rank) than the binding
+ * @param barriers live all-domain {@code cleared} events newer than the cursor (rank reset, recovery invalidated)
+ * @param queries recovery queries sent
+ * @param queryFailures failed attempts by kind
+ * @param timeouts attempts that timed out (also in {@code queryFailures[TIMEOUT]})
+ * @param retries attempts scheduled after a failure
+ * @param permitWaits attempts postponed because no relay-wide query permit was free
+ * @param lateAnswers answers to invalidated or closed attempts, ignored
+ * @param treeDumps tree dumps folded into a rank replacement
+ * @param replacements {@code ReplaceRanks} batches accepted by the pool actor
+ * @param invalidTreeDumps tree dumps rejected (also in {@code queryFailures[INVALID_TREE_DUMP]})
+ * @param lifecycleResets {@code ResetRank} for removed, replaced or ambiguous sources
+ * @param liveOnlyResets {@code ResetRank} of live-only sources on a first event or a gap
+ * @param degradedResets {@code ResetRank(degraded)} after recovery retries were exhausted
+ * @param exhausted recoveries abandoned after the last retry
+ * @param discarded buffered events discarded by a reset (exhaustion, barrier, retirement)
+ * @param submitRejected commands the pool actor refused
+ * @param rejectedSources sources made ineligible after a source protocol fault (until their identity changes)
+ * @param rejectedSourceEvents events of ineligible sources, dropped
+ * @param resyncs full restores (or live-only resets) forced by a resource failure of the pool actor
+ */
+public record RecoveryStats(
+    long applied,
+    long buffered,
+    long bufferOverflows,
+    long inboxOverflows,
+    long stale,
+    long gaps,
+    long unknownPublisher,
+    long memberMismatch,
+    long barriers,
+    long queries,
+    Map<QueryFailureKind, Long> queryFailures,
+    long timeouts,
+    long retries,
+    long permitWaits,
+    long lateAnswers,
+    long treeDumps,
+    long replacements,
+    long invalidTreeDumps,
+    long lifecycleResets,
+    long liveOnlyResets,
+    long degradedResets,
+    long exhausted,
+    long discarded,
+    long submitRejected,
+    long rejectedSources,
+    long rejectedSourceEvents,
+    long resyncs) {
+
+  /** Copies the failure map. */
+  public RecoveryStats {
+    queryFailures = Map.copyOf(queryFailures);
+  }
+
+  /** Failed attempts of {@code kind}. */
+  public long queryFailures(QueryFailureKind kind) {
+    return queryFailures.getOrDefault(kind, 0L);
+  }
+}

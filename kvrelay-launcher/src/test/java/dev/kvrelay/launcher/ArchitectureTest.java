@@ -1,0 +1,268 @@
+package dev.kvrelay.launcher;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaField;
+import com.tngtech.archunit.core.domain.JavaMember;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.domain.JavaType;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.module.ModuleDescriptor;
+import java.net.URL;
+import java.util.ArrayList;
+import java.util.Enumeration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Not thread-safe: confined to the JUnit thread. The architecture rules of the product modules, checked on their
+ * main classes (tests and test-jars excluded): the API fence of {@code dev.kvrelay.engine} and
+ * {@code dev.kvrelay.grpc} as their {@code module-info} declares it (nothing internal reachable from an exported
+ * public signature, other modules use only exported engine types), the direction between modules and between the
+ * engine's producer and consumer sides, and no package cycles.
+ *
+ * <p>The exported packages are read from the compiled {@code module-info.class} of each module on the class path,
+ * so the rules follow the descriptors rather than a copy of them. The benchmarks module is not a product: it
+ * measures engine internals on purpose and is not checked.
+ */
+class ArchitectureTest {
+  private static final String ENGINE = "dev.kvrelay.engine";
+  private static final String GRPC = "dev.kvrelay.grpc";
+
+  /** The embedder-facing engine types: adding one is an API decision, so it is made here on purpose. */
+  private static final Set<String> ENGINE_API = Set.of(
+      // dev.kvrelay.engine: the relay
+      "BindAddress", "PoolStats", "RelayConfigException", "RelayConfigKey", "RelayConfigViolation", "RelayEngine",
+      "RelayEngineConfig", "RelayEngineException", "RelayEngineStats",
+      // dev.kvrelay.engine.consumer: the router side
+      "consumer.BackoffPolicy", "consumer.CatalogError", "consumer.CatalogResult", "consumer.CatalogView",
+      "consumer.ConsumerStats", "consumer.GlobalViewAnswer", "consumer.GlobalViewMatch", "consumer.LoadSnapshot",
+      "consumer.PoolChange", "consumer.PoolLoad", "consumer.ReadinessSnapshot", "consumer.ReadinessView",
+      "consumer.RelayConsumer", "consumer.RelaySource", "consumer.ReplicaState", "consumer.ReplicaStatus",
+      "consumer.ReplicaTermination", "consumer.StreamOrderException",
+      // dev.kvrelay.engine.stats: the counters stats() returns
+      "stats.ActorState", "stats.HubRegistryStats", "stats.LoadCounters", "stats.PoolActorStats",
+      "stats.QueryFailureKind", "stats.RecoveryStats",
+      // dev.kvrelay.engine.wan: the WAN message values both sides speak, and their shared validators
+      "wan.AdapterReadiness", "wan.CatalogSnapshot", "wan.CatalogUpdate", "wan.CatalogValidation",
+      "wan.CatalogValidator", "wan.DataStatus", "wan.DescriptorException", "wan.DescriptorViolation",
+      "wan.DescriptorWire", "wan.ExcludedDescriptor", "wan.KvPoolDescriptor", "wan.KvPoolLoadEntry",
+      "wan.KvPoolLoadUpdate", "wan.ModelDeploymentStatus", "wan.ModelKey", "wan.ModelServingLoad",
+      "wan.PoolDeploymentStatus", "wan.PoolFrame", "wan.PoolServingLoad", "wan.ReadinessUpdate", "wan.RelayEnvelope",
+      "wan.RelayStream", "wan.RequestLifecycleStats", "wan.ServingLoadUpdate", "wan.ServingLoadView",
+      "wan.TokenLoadStats", "wan.TopologyEntry", "wan.TopologyEntryValidator", "wan.TopologyMember",
+      "wan.TopologySnapshot");
+
+  private static final Set<String> GRPC_API =
+      Set.of("client.ClientStats", "client.RelayGrpcClient", "server.RelayGrpcServer");
+
+  private static JavaClasses classes;
+  private static Map<String, ModuleDescriptor> modules;
+
+  @BeforeAll
+  static void importMainClasses() throws IOException {
+    classes = new ClassFileImporter()
+        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        .withImportOption(location -> !location.contains("-tests.jar") && !location.contains("/benchmarks/"))
+        .importPackages("dev.kvrelay");
+    modules = new HashMap<>();
+    Enumeration<URL> descriptors = ArchitectureTest.class.getClassLoader().getResources("module-info.class");
+    while (descriptors.hasMoreElements()) {
+      try (InputStream in = descriptors.nextElement().openStream()) {
+        ModuleDescriptor d = ModuleDescriptor.read(in);
+        if (d.name().startsWith("dev.kvrelay.")) {
+          modules.put(d.name(), d);
+        }
+      }
+    }
+  }
+
+  @Test
+  void theModuleDescriptorsOfEveryProductModuleAreOnTheClassPath() {
+    assertThat(modules).containsKeys(ENGINE, GRPC, "dev.kvrelay.api", "dev.kvrelay.ckf", "dev.kvrelay.spi.discovery",
+        "dev.kvrelay.spi.eventplane");
+    assertThat(classes.containPackage(ENGINE + ".hub")).as("engine main classes imported").isTrue();
+    assertThat(classes.containPackage(GRPC + ".wire")).as("gRPC main classes imported").isTrue();
+  }
+
+  @Test
+  void theEngineExportsItsRootTheConsumerTheWanValuesAndTheStatsOnly() {
+    assertThat(unqualifiedExports(ENGINE)).containsExactlyInAnyOrder(
+        ENGINE, ENGINE + ".consumer", ENGINE + ".wan", ENGINE + ".stats");
+    assertThat(unqualifiedExports(GRPC)).containsExactlyInAnyOrder(GRPC + ".client", GRPC + ".server");
+  }
+
+  @Test
+  void theExportedTypesAreExactlyTheListedApi() {
+    assertThat(apiTypes(ENGINE)).containsExactlyInAnyOrderElementsOf(ENGINE_API);
+    assertThat(apiTypes(GRPC)).containsExactlyInAnyOrderElementsOf(GRPC_API);
+  }
+
+  @Test
+  void noInternalTypeIsReachableFromAnExportedPublicSignature() {
+    List<String> leaks = new ArrayList<>();
+    for (JavaClass c : classes) {
+      if (!isApi(c)) {
+        continue;
+      }
+      Optional<JavaClass> superclass = c.getRawSuperclass();
+      superclass.ifPresent(s -> check(c.getName() + " extends", s, leaks));
+      for (JavaClass i : c.getRawInterfaces()) {
+        check(c.getName() + " implements", i, leaks);
+      }
+      for (JavaMember m : c.getMembers()) {
+        if (!isVisibleOutside(m.getModifiers(), c)) {
+          continue;
+        }
+        String where = c.getName() + "." + m.getName();
+        if (m instanceof JavaField f) {
+          involved(f.getType()).forEach(t -> check(where, t, leaks));
+        } else if (m instanceof JavaCodeUnit u) {
+          involved(u.getReturnType()).forEach(t -> check(where + " returns", t, leaks));
+          for (JavaType p : u.getParameterTypes()) {
+            involved(p).forEach(t -> check(where + " takes", t, leaks));
+          }
+          u.getThrowsClause().getTypes().forEach(t -> check(where + " throws", t, leaks));
+        }
+      }
+    }
+    assertThat(leaks).as("internal types reachable from exported public signatures").isEmpty();
+  }
+
+  @Test
+  void otherModulesUseOnlyTheEnginesExportedTypes() {
+    Set<String> internal = enginePackages().stream()
+        .filter(p -> !exportedTo(ENGINE, p, GRPC) || !exportedTo(ENGINE, p, "dev.kvrelay.launcher"))
+        .collect(Collectors.toCollection(TreeSet::new));
+    noClasses().that().resideInAnyPackage(GRPC + "..", "dev.kvrelay.launcher..")
+        .should().dependOnClassesThat().resideInAnyPackage(internal.toArray(String[]::new))
+        .because("the engine's inside is not exported to them")
+        .check(classes);
+  }
+
+  @Test
+  void modulesDependOnlyDownward() {
+    noClasses().that().resideInAnyPackage("dev.kvrelay.api..", "dev.kvrelay.ckf..", "dev.kvrelay.spi..")
+        .should().dependOnClassesThat().resideInAnyPackage(ENGINE + "..", GRPC + "..", "dev.kvrelay.launcher..")
+        .check(classes);
+    noClasses().that().resideInAnyPackage(ENGINE + "..")
+        .should().dependOnClassesThat().resideInAnyPackage(GRPC + "..", "dev.kvrelay.launcher..")
+        .because("the engine is pure Java and knows no transport")
+        .check(classes);
+    noClasses().that().resideInAnyPackage(GRPC + "..")
+        .should().dependOnClassesThat().resideInAnyPackage("dev.kvrelay.launcher..")
+        .check(classes);
+  }
+
+  @Test
+  void theProducerSideNeverImportsTheConsumerSide() {
+    noClasses().that().resideInAnyPackage(ENGINE + ".membership..", ENGINE + ".topology..", ENGINE + ".catalog..",
+            ENGINE + ".load..", ENGINE + ".actor..", ENGINE + ".recovery..", ENGINE + ".hub..", ENGINE + ".stream..")
+        .should().dependOnClassesThat().resideInAnyPackage(ENGINE + ".consumer..")
+        .because("values both sides use live in dev.kvrelay.engine.wan")
+        .check(classes);
+  }
+
+  @Test
+  void theWanValuesAndTheStatsDependOnNoOtherEnginePackage() {
+    noClasses().that().resideInAnyPackage(ENGINE + ".wan..", ENGINE + ".stats..")
+        .should().dependOnClassesThat(enginePackageOtherThan(ENGINE + ".wan", ENGINE + ".stats"))
+        .check(classes);
+  }
+
+  @Test
+  void internalPackagesReadOnlyTheRootsConfigurationValues() {
+    noClasses().that().resideInAnyPackage(ENGINE + ".*..")
+        .should().dependOnClassesThat(DescribedPredicate.describe("root engine types other than the configuration",
+            (JavaClass t) -> t.getPackageName().equals(ENGINE)
+                && !Set.of("RelayEngineConfig", "RelayConfigKey").contains(t.getSimpleName())))
+        .because("the root package assembles the engine; its inside depends only on the config values it is given")
+        .check(classes);
+  }
+
+  @Test
+  void noPackageCycles() {
+    slices().matching(ENGINE + ".(*)..").should().beFreeOfCycles().check(classes);
+    slices().matching(GRPC + ".(*)..").should().beFreeOfCycles().check(classes);
+    slices().matching("dev.kvrelay.(*)..").should().beFreeOfCycles().check(classes);
+  }
+
+  // ---- helpers
+
+  private static DescribedPredicate<JavaClass> enginePackageOtherThan(String... allowed) {
+    Set<String> ok = Set.of(allowed);
+    return DescribedPredicate.describe("engine classes outside " + ok, (JavaClass t) -> {
+      String p = t.getPackageName();
+      return (p.equals(ENGINE) || p.startsWith(ENGINE + ".")) && ok.stream().noneMatch(a -> p.equals(a)
+          || p.startsWith(a + "."));
+    });
+  }
+
+  private static Set<String> unqualifiedExports(String module) {
+    return modules.get(module).exports().stream().filter(e -> !e.isQualified()).map(ModuleDescriptor.Exports::source)
+        .collect(Collectors.toSet());
+  }
+
+  private static boolean exportedTo(String module, String pkg, String reader) {
+    return modules.get(module).exports().stream().anyMatch(e -> e.source().equals(pkg)
+        && (!e.isQualified() || e.targets().contains(reader)));
+  }
+
+  private static Set<String> enginePackages() {
+    return classes.stream().map(JavaClass::getPackageName).filter(p -> p.equals(ENGINE) || p.startsWith(ENGINE + "."))
+        .collect(Collectors.toCollection(TreeSet::new));
+  }
+
+  /** The public top-level types of {@code module}'s exported packages, relative to the module name. */
+  private static Set<String> apiTypes(String module) {
+    Set<String> exported = unqualifiedExports(module);
+    return classes.stream()
+        .filter(c -> c.isTopLevelClass() && c.getModifiers().contains(JavaModifier.PUBLIC)
+            && exported.contains(c.getPackageName()))
+        .map(c -> c.getName().substring(module.length() + 1))
+        .collect(Collectors.toCollection(TreeSet::new));
+  }
+
+  /** Whether {@code c} is reachable by an embedder: public, nested only in public types, in an exported package. */
+  private static boolean isApi(JavaClass c) {
+    for (JavaClass k = c; k != null; k = k.getEnclosingClass().orElse(null)) {
+      if (!k.getModifiers().contains(JavaModifier.PUBLIC)) {
+        return false;
+      }
+    }
+    return modules.values().stream().anyMatch(d -> d.exports().stream()
+        .anyMatch(e -> !e.isQualified() && e.source().equals(c.getPackageName())));
+  }
+
+  private static boolean isVisibleOutside(Set<JavaModifier> modifiers, JavaClass owner) {
+    return modifiers.contains(JavaModifier.PUBLIC)
+        || (modifiers.contains(JavaModifier.PROTECTED) && !owner.getModifiers().contains(JavaModifier.FINAL));
+  }
+
+  private static Set<JavaClass> involved(JavaType type) {
+    return type.getAllInvolvedRawTypes();
+  }
+
+  private static void check(String where, JavaClass type, List<String> leaks) {
+    JavaClass t = type.getBaseComponentType();
+    if (t.getPackageName().startsWith("dev.kvrelay.") && !isApi(t)) {
+      leaks.add(where + " -> " + t.getName());
+    }
+  }
+}
