@@ -85,6 +85,7 @@ class ThreadingContractJavadocTest {
     "../kvrelay-grpc/src/main/java/dev/kvrelay/grpc/server",
     "../kvrelay-grpc/src/main/java/dev/kvrelay/grpc/client",
     "../kvrelay-launcher/src/main/java/dev/kvrelay/launcher",
+    "../kvrelay-launcher/src/main/java/dev/kvrelay/launcher/cli",
   })
   void firstJavadocSentenceOfEveryTypeStatesItsThreadingContract(String dir) throws IOException {
     assertThat(violations(Path.of(dir))).isEmpty();
