@@ -94,6 +94,7 @@ class ThreadingContractJavadocTest {
     "../kvrelay-grpc/src/main/java/dev/kvrelay/grpc/client",
     "../kvrelay-launcher/src/main/java/dev/kvrelay/launcher",
     "../kvrelay-spi-discovery/kvrelay-discovery-file/src/main/java/dev/kvrelay/discovery/file",
+    "../kvrelay-launcher/src/main/java/dev/kvrelay/launcher/cli",
   })
   void firstJavadocSentenceOfEveryTypeStatesItsThreadingContract(String dir) throws IOException {
     assertThat(violations(Path.of(dir))).isEmpty();
