@@ -27,8 +27,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * pick instead, in the same JMH run (issue 14): our lineage {@code LongLongMap} (external id → canonical
  * hash) against fastutil 8.5.19 {@code Long2LongOpenHashMap} and Agrona 1.23.1 {@code Long2LongHashMap};
  * our {@code OwnersMap} (canonical hash → owner count + resident bit) against fastutil
- * {@code Long2IntOpenHashMap} (and the two long-valued maps, which can hold the same count). Agrona 1.23.1
- * is the Java 8+ line; it runs on the project's Java 17.
+ * {@code Long2IntOpenHashMap} (and the two long-valued maps, which can hold the same count). Agrona: 1.23.1
+ * (class files of both 1.23.1 and 2.2.4 are version 61, i.e. both run on the project's Java 17; 1.23.1 is
+ * the version the issue's brief pinned).
  *
  * <p>Every map is created at its own default (ours at the producer's initial capacities) and filled by
  * growth with {@code mappings} distinct keys of a {@link BenchmarkHashes} stream, values from another
