@@ -21,7 +21,7 @@ import sys
 # operation -> (misses needed, independent misses, why). "Needed" is what the operation requires at
 # minimum on any layout, not what a given implementation happens to touch.
 MISSES = {
-    "containsHit": (2, 2, "a cuckoo lookup reads both candidate buckets; both addresses come from the hash, so the 2 loads are independent (a hit in bucket 1 may stop early: 2 is the worst case our branch-free lookup pays)"),
+    "containsHit": (2, 2, "a cuckoo lookup reads both candidate buckets; both addresses come from the hash, so the 2 loads are independent (worst case; a hit found in the first bucket may need only 1)"),
     "containsMiss": (2, 2, "a miss must read both candidate buckets, independent"),
     "fillToLoad": (2, 2, "an insert reads both candidate buckets (independent) and writes into one of them; kicks add dependent misses near high load, not counted"),
     "insertRemovePair": (2, 2, "the insert's 2 independent bucket reads; the remove touches the same, now cached, lines"),
