@@ -19,6 +19,9 @@ final class JeromqBroker implements AutoCloseable {
     ZMQ.Socket out = context.createSocket(SocketType.XPUB);
     in.setLinger(0);
     out.setLinger(0);
+    // Stalled handshakes (jeromq 0.6.0) are dropped so that the connecting side retries, as the plane does.
+    in.setHandshakeIvl(ZmqSubscription.HANDSHAKE_IVL_MS);
+    out.setHandshakeIvl(ZmqSubscription.HANDSHAKE_IVL_MS);
     in.setRcvHWM(100_000);
     out.setSndHWM(100_000);
     xsub = "tcp://127.0.0.1:" + in.bindToRandomPort("tcp://127.0.0.1");

@@ -33,6 +33,9 @@ final class JeromqPublisher implements EventPlaneContract.ContractPublisher {
     this.publisherId = publisherId;
     pub = context.createSocket(SocketType.PUB);
     pub.setLinger(0);
+    // The test peers retry a stalled ZMTP handshake as the plane does (jeromq 0.6.0 occasionally stalls one).
+    pub.setHandshakeIvl(ZmqSubscription.HANDSHAKE_IVL_MS);
+    pub.setReconnectIVL(ZmqSubscription.RECONNECT_IVL_MS);
     pub.setSndHWM(100_000);
     if (connectTo.isEmpty()) {
       int port = pub.bindToRandomPort("tcp://127.0.0.1");
