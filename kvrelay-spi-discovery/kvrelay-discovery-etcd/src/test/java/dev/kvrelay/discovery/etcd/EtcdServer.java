@@ -34,8 +34,13 @@ final class EtcdServer implements AutoCloseable {
   private EtcdServer(@Nullable Path tls) throws IOException {
     this.tls = tls;
     this.dir = Files.createTempDirectory("kvrelay-etcd-");
-    this.clientPort = freePort();
-    this.peerPort = freePort();
+    // Both ports are taken while both probe sockets are open, so the two can never be the same port (picking one,
+    // closing it and picking again could return it twice: etcd then fails with "address already in use").
+    try (ServerSocket c = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        ServerSocket p = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      this.clientPort = c.getLocalPort();
+      this.peerPort = p.getLocalPort();
+    }
   }
 
   /** Starts a fresh server and waits until it answers. */
@@ -58,12 +63,6 @@ final class EtcdServer implements AutoCloseable {
   /** True if the Debian binaries are installed. */
   static boolean installed() {
     return Files.isExecutable(Path.of("/usr/bin/etcd")) && Files.isExecutable(Path.of("/usr/bin/etcdctl"));
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 
   /** The client URL. */
