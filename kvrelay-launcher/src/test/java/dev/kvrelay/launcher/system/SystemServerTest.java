@@ -13,6 +13,7 @@ import dev.kvrelay.engine.RelayConfigKey;
 import dev.kvrelay.engine.RelayEngine;
 import dev.kvrelay.engine.RelayEngineConfig;
 import dev.kvrelay.engine.RelayEngineStats;
+import dev.kvrelay.engine.stats.HubRegistryStats;
 import dev.kvrelay.engine.wan.CatalogUpdate;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wan.PoolFrame;
@@ -341,6 +342,49 @@ class SystemServerTest {
     assertThat(h.activeEndpointCount()).isEqualTo(1);
     assertThat(h.fencedEndpointCount()).isZero();
     System.out.println("scraped series:\n" + seriesList(after));
+  }
+
+  @Test
+  void poolRefusalsAreSplitByScope() throws Exception {
+    engine.close();
+    engine = RelayEngine.builder().config(RelayEngineConfig.builder().dcId("dc-a").watchAll(true)
+            .expectedUniqueBlocks(4096).bind("127.0.0.1:5561").set(RelayConfigKey.MAX_SUBSCRIBERS_PER_POOL, 1)
+            .set(RelayConfigKey.MAX_INITIALIZED_POOL_HUBS, 1).build())
+        .discovery(discovery).eventPlane(plane).requestPlane(requests).poolThreads(2).build();
+    SystemServer server = start(Map.of());
+    SystemTestWorkers.start("ns/a/generate", 1, "model-a", discovery, plane, requests);
+    SystemTestWorkers.start("ns/b/generate", 2, "model-b", discovery, plane, requests);
+    await("two pools", () -> engine.catalog().pools().size() == 2);
+    KvPoolDescriptor a = engine.catalog().pools().stream()
+        .filter(d -> d.servingEndpoint().component().equals("a")).findFirst().orElseThrow();
+    KvPoolDescriptor b = engine.catalog().pools().stream()
+        .filter(d -> d.servingEndpoint().component().equals("b")).findFirst().orElseThrow();
+    closing.add(engine.subscribePool(a.poolId(), a.producer(), "s1").get(DEADLINE_MS, TimeUnit.MILLISECONDS));
+    assertRefused(engine.subscribePool(a.poolId(), a.producer(), "s2"));
+    assertRefused(engine.subscribePool(b.poolId(), b.producer(), "s3"));
+
+    PrometheusText m = PrometheusText.parse(get(server, "/metrics").body());
+    String[] base = {"dynamo_namespace", "relay", "dynamo_component", "kv_dc_relay"};
+    String rejected = "dynamo_component_kv_dc_relay_subscriber_limit_rejected_total";
+    assertThat(m.value(rejected, with(base, "stream", "pool", "scope", "per_pool"))).isEqualTo(1);
+    assertThat(m.value(rejected, with(base, "stream", "pool", "scope", "initialized_hub"))).isEqualTo(1);
+    assertThat(m.value(rejected, with(base, "stream", "pool", "scope", "total"))).isZero();
+    assertThat(m.value("dynamo_component_kv_dc_relay_subscribers", with(base, "stream", "pool"))).isEqualTo(1);
+    assertThat(m.value("dynamo_component_kv_dc_relay_catalog_pool_count", base)).isEqualTo(2);
+    assertThat(m.value("dynamo_component_kv_dc_relay_requested_publication_hub_count", base)).isEqualTo(1);
+    assertThat(m.value("dynamo_component_kv_dc_relay_ready_publication_hub_count", base)).isEqualTo(1);
+    assertThat(m.value("dynamo_component_kv_dc_relay_serving_topology_count", with(base, "state", "ready")))
+        .isEqualTo(2);
+    HubRegistryStats hubs = engine.stats().hubs();
+    assertThat(hubs.refusedResourceLimit()).isEqualTo(2);
+    assertThat(hubs.refusedInitializedHubLimit()).isEqualTo(1);
+  }
+
+  private static void assertRefused(java.util.concurrent.CompletableFuture<?> subscribe) {
+    assertThatThrownBy(() -> subscribe.get(DEADLINE_MS, TimeUnit.MILLISECONDS))
+        .isInstanceOf(java.util.concurrent.ExecutionException.class)
+        .cause().isInstanceOfSatisfying(RelayException.class,
+            e -> assertThat(e.reason()).isEqualTo(RelayErrorReason.RESOURCE_LIMIT));
   }
 
   private static long resident(RelayEngineStats s) {
