@@ -15,15 +15,20 @@ import dev.kvrelay.engine.hub.HubSettings;
 import dev.kvrelay.engine.load.LoadWindowException;
 import dev.kvrelay.engine.recovery.RecoverySettings;
 import dev.kvrelay.engine.stats.LoadCounters;
+import dev.kvrelay.engine.stats.HubRegistryStats;
 import dev.kvrelay.engine.stats.PoolActorStats;
+import dev.kvrelay.engine.stats.StreamStats;
+import dev.kvrelay.engine.stats.WanStreamStats;
 import dev.kvrelay.engine.stream.AdmissionPermit;
 import dev.kvrelay.engine.stream.RelayAdmission;
 import dev.kvrelay.engine.stream.SnapshotWatch;
 import dev.kvrelay.engine.stream.StreamHeartbeats;
 import dev.kvrelay.engine.stream.WindowBroadcast;
+import dev.kvrelay.engine.stream.WindowBroadcastStats;
 import dev.kvrelay.engine.wan.CatalogSnapshot;
 import dev.kvrelay.engine.wan.CatalogUpdate;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
+import dev.kvrelay.engine.wan.KvPoolLoadEntry;
 import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
 import dev.kvrelay.engine.wan.PoolFrame;
 import dev.kvrelay.engine.wan.RelayStream;
@@ -327,13 +332,33 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
       PoolActorStats actor = r.actorStats(5_000);
       pools.add(new PoolStats(r.descriptor, actor, r.recovery.stats(), entry.getValue()));
     }
+    HubRegistryStats hubStats = hubs.stats();
     return new RelayEngineStats(identity, catalog.revision(), readinessWatch.current().revision(), pools,
-        hubs.stats(), host.reconciles.sum(), host.poolStarts.sum(), host.poolStartFailures.sum(),
+        hubStats, host.reconciles.sum(), host.poolStarts.sum(), host.poolStartFailures.sum(),
         host.gracefulRetirements.sum(), host.fencedRetirements.sum(), host.sourceFaults.sum(),
         host.rejectedSources.sum(), host.hubFaults.sum(), host.discoveryErrors.sum(), host.discoveryDecodeErrors.sum(),
         host.eventDecodeErrors.sum(), host.loadObservations.sum(), host.loadRejected.sum(),
         host.unexpectedMessages.sum(), host.channelErrors.sum(), host.faultQueueOverflows.sum(),
-        host.loadPublishErrors.sum());
+        host.loadPublishErrors.sum(), streamStats(hubStats));
+  }
+
+  /** The per-stream-type gauges and counters (wan-grpc §8); the pool stream's lag comes from the hubs. */
+  private WanStreamStats streamStats(HubRegistryStats hubStats) {
+    WindowBroadcastStats load = loadBroadcast.stats();
+    WindowBroadcastStats servingLoad = servingLoadBroadcast.stats();
+    int degraded = 0;
+    for (KvPoolLoadEntry e : loadBroadcast.current().pools()) {
+      if (e.totalKvBlocks() == 0 || e.kvObservedRanks() < e.kvExpectedRanks()) {
+        degraded++;
+      }
+    }
+    return new WanStreamStats(
+        new StreamStats(admission.catalog().inUse(), 0, admission.catalog().refused()),
+        new StreamStats(admission.poolStreams().inUse(), hubStats.lagged(), admission.poolStreams().refused()),
+        new StreamStats(admission.readiness().inUse(), 0, admission.readiness().refused()),
+        new StreamStats(admission.load().inUse(), load.lagged(), admission.load().refused()),
+        new StreamStats(admission.servingLoad().inUse(), servingLoad.lagged(), admission.servingLoad().refused()),
+        load.published(), servingLoad.published(), degraded);
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.kvrelay.engine;
 
 import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.engine.stats.HubRegistryStats;
+import dev.kvrelay.engine.stats.WanStreamStats;
 import java.util.List;
 
 /**
@@ -30,6 +31,7 @@ import java.util.List;
  * @param channelErrors event channels the plane refused to connect to (channel-connecting planes)
  * @param faultQueueOverflows pool generations fenced because more than 16 sources had pending faults
  * @param loadPublishErrors load publisher failures (the first stops the load ticker and terminates the relay)
+ * @param streams per-WAN-stream-type subscriber gauges, lag and admission refusals (wan-grpc §8)
  */
 public record RelayEngineStats(
     RelayIdentity identity,
@@ -53,7 +55,8 @@ public record RelayEngineStats(
     long unexpectedMessages,
     long channelErrors,
     long faultQueueOverflows,
-    long loadPublishErrors) {
+    long loadPublishErrors,
+    WanStreamStats streams) {
 
   /** Copies the pool list. */
   public RelayEngineStats {

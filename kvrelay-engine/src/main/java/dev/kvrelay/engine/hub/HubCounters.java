@@ -10,6 +10,8 @@ final class HubCounters {
   final LongAdder refusedPoolNotFound = new LongAdder();
   final LongAdder refusedProducerChanged = new LongAdder();
   final LongAdder refusedResourceLimit = new LongAdder();
+  /** The part of {@link #refusedResourceLimit} refused by the initialized-hub cap (the rest: per-pool cap). */
+  final LongAdder refusedInitializedHubLimit = new LongAdder();
   final LongAdder refusedUnavailable = new LongAdder();
   final LongAdder lagged = new LongAdder();
   final LongAdder progressTimeouts = new LongAdder();
@@ -26,11 +28,12 @@ final class HubCounters {
   final LongAdder initFailures = new LongAdder();
   final LongAdder encoderCancellations = new LongAdder();
 
-  HubRegistryStats snapshot(int initializedHubs) {
+  HubRegistryStats snapshot(int initializedHubs, int requestedHubs, int readyHubs, int idleHubs) {
     return new HubRegistryStats(initializedHubs, openStreams.sum(), admitted.sum(), refusedPoolNotFound.sum(),
         refusedProducerChanged.sum(), refusedResourceLimit.sum(), refusedUnavailable.sum(), lagged.sum(),
         progressTimeouts.sum(), evictions.sum(), resnapshots.sum(), streamsRetired.sum(), deltasEncoded.sum(),
         idleDeltasApplied.sum(), foreignPublications.sum(), framesDelivered.sum(), bytesDelivered.sum(),
-        heartbeats.sum(), faults.sum(), initFailures.sum(), encoderCancellations.sum());
+        heartbeats.sum(), faults.sum(), initFailures.sum(), encoderCancellations.sum(), requestedHubs, readyHubs, idleHubs,
+        refusedInitializedHubLimit.sum());
   }
 }

@@ -146,6 +146,7 @@ public final class HubRegistry implements AutoCloseable {
             }
             if (victim == null) {
               slot.abandonAdmission();
+              counters.refusedInitializedHubLimit.increment();
               return refused(RelayErrorReason.RESOURCE_LIMIT,
                   "Relay initialized pool hub limit " + settings.maxInitializedHubs() + " reached");
             }
@@ -228,10 +229,26 @@ public final class HubRegistry implements AutoCloseable {
   /** The current counters. */
   public HubRegistryStats stats() {
     int initialized;
+    int requested = 0;
+    int ready = 0;
+    int idle = 0;
     synchronized (this) {
       initialized = settings.maxInitializedHubs() - freeInitPermits;
+      // Lock order registry -> slot, as in subscribe (beginAdmissionLocked).
+      for (HubSlot slot : slots.values()) {
+        HubSlot.Phase phase = slot.phase();
+        if (phase == HubSlot.Phase.INITIALIZING || phase == HubSlot.Phase.READY) {
+          requested++;
+        }
+        if (phase == HubSlot.Phase.READY) {
+          ready++;
+          if (slot.subscriberCount() == 0) {
+            idle++;
+          }
+        }
+      }
     }
-    return counters.snapshot(initialized);
+    return counters.snapshot(initialized, requested, ready, idle);
   }
 
   /** Retires every slot: all streams end PUBLICATION_UNAVAILABLE, waiters fail PUBLICATION_UNAVAILABLE. */

@@ -26,6 +26,12 @@ package dev.kvrelay.engine.stats;
  * @param initFailures lazy inits whose actor subscribe failed
  * @param encoderCancellations snapshot bootstraps whose encoder was cancelled (stream ended PUBLICATION_UNAVAILABLE,
  *     no fence)
+ * @param requestedHubs hubs a subscriber asked for that are initializing or ready now (wan-grpc §8
+ *     {@code requested_publication_hub_count})
+ * @param readyHubs hubs holding a contiguous mirror now ({@code ready_publication_hub_count})
+ * @param idleHubs ready hubs with no subscriber now ({@code idle_publication_hub_count})
+ * @param refusedInitializedHubLimit the part of {@code refusedResourceLimit} refused by the initialized-hub cap
+ *     (the rest was refused by the subscribers-per-pool cap)
  */
 public record HubRegistryStats(
     int initializedHubs,
@@ -48,4 +54,8 @@ public record HubRegistryStats(
     long heartbeats,
     long faults,
     long initFailures,
-    long encoderCancellations) {}
+    long encoderCancellations,
+    int requestedHubs,
+    int readyHubs,
+    int idleHubs,
+    long refusedInitializedHubLimit) {}

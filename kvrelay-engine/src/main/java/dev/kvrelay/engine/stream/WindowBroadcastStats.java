@@ -9,5 +9,5 @@ package dev.kvrelay.engine.stream;
  * @param lagged streams ended with SUBSCRIBER_LAGGED because they fell behind the ring
  * @param closed whether the broadcast is closed
  */
-record WindowBroadcastStats(
+public record WindowBroadcastStats(
     long published, long ignoredAfterClose, int subscribers, long lagged, boolean closed) {}
