@@ -333,7 +333,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
         host.rejectedSources.sum(), host.hubFaults.sum(), host.discoveryErrors.sum(), host.discoveryDecodeErrors.sum(),
         host.eventDecodeErrors.sum(), host.loadObservations.sum(), host.loadRejected.sum(),
         host.unexpectedMessages.sum(), host.channelErrors.sum(), host.faultQueueOverflows.sum(),
-        host.loadPublishErrors.sum());
+        host.loadPublishErrors.sum(), host.planeFaultCounts());
   }
 
   /**

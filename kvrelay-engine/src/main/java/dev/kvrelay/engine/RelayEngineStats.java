@@ -1,8 +1,10 @@
 package dev.kvrelay.engine;
 
 import dev.kvrelay.api.RelayIdentity;
+import dev.kvrelay.engine.stats.EventPlaneFaultKind;
 import dev.kvrelay.engine.stats.HubRegistryStats;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Immutable and thread-safe: a diagnostic read of every counter of a running engine. Nothing the engine drops,
@@ -30,6 +32,7 @@ import java.util.List;
  * @param channelErrors event channels the plane refused to connect to (channel-connecting planes)
  * @param faultQueueOverflows pool generations fenced because more than 16 sources had pending faults
  * @param loadPublishErrors load publisher failures (the first stops the load ticker and terminates the relay)
+ * @param eventPlaneFaults event-plane faults of every subscription (kv-events and kv_metrics), by kind
  */
 public record RelayEngineStats(
     RelayIdentity identity,
@@ -53,10 +56,17 @@ public record RelayEngineStats(
     long unexpectedMessages,
     long channelErrors,
     long faultQueueOverflows,
-    long loadPublishErrors) {
+    long loadPublishErrors,
+    Map<EventPlaneFaultKind, Long> eventPlaneFaults) {
 
-  /** Copies the pool list. */
+  /** Copies the pool list and the fault map. */
   public RelayEngineStats {
     pools = List.copyOf(pools);
+    eventPlaneFaults = Map.copyOf(eventPlaneFaults);
+  }
+
+  /** Event-plane faults of {@code kind}. */
+  public long eventPlaneFaults(EventPlaneFaultKind kind) {
+    return eventPlaneFaults.getOrDefault(kind, 0L);
   }
 }
