@@ -84,12 +84,22 @@ public final class PythonWorker implements AutoCloseable {
     }
   }
 
-  /** Skips the test unless Debian's python3 with msgpack (and zmq when {@code zmq}) is installed. */
+  /**
+   * Skips the test unless Debian's python3 with msgpack (and zmq when {@code zmq}) is installed; with {@code CI=true}
+   * a missing peer fails the test instead ({@code .ci/run} installs them).
+   */
   public static void assumePeers(boolean zmq) throws Exception {
-    assumeTrue(Files.isExecutable(PYTHON), "Debian python3 missing");
-    Process p = new ProcessBuilder(PYTHON.toString(), "-c", zmq ? "import msgpack, zmq" : "import msgpack")
-        .redirectErrorStream(true).start();
-    assumeTrue(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0, "python3-msgpack / python3-zmq missing");
+    boolean ok = Files.isExecutable(PYTHON);
+    if (ok) {
+      Process p = new ProcessBuilder(PYTHON.toString(), "-c", zmq ? "import msgpack, zmq" : "import msgpack")
+          .redirectErrorStream(true).start();
+      ok = p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+    }
+    String missing = "Debian python3 with python3-msgpack" + (zmq ? " and python3-zmq" : "") + " missing";
+    if (!ok && "true".equalsIgnoreCase(System.getenv("CI"))) {
+      throw new AssertionError("CI=true but " + missing);
+    }
+    assumeTrue(ok, missing);
   }
 
   /** Starts a worker with {@code ranks} data-parallel ranks in {@code mode} (see the script's usage). */
