@@ -95,7 +95,7 @@ final class PoolRuntime {
       try {
         s.close();
       } catch (RuntimeException e) {
-        RelayHost.LOG.log(System.Logger.Level.WARNING, "closing an event subscription failed", e);
+        RelayHost.LOG.warn("closing an event subscription failed", e);
       }
     }
     recovery.close();

@@ -339,7 +339,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
         host.rejectedSources.sum(), host.hubFaults.sum(), host.discoveryErrors.sum(), host.discoveryDecodeErrors.sum(),
         host.eventDecodeErrors.sum(), host.loadObservations.sum(), host.loadRejected.sum(),
         host.unexpectedMessages.sum(), host.channelErrors.sum(), host.faultQueueOverflows.sum(),
-        host.loadPublishErrors.sum(), streamStats(hubStats));
+        host.loadPublishErrors.sum(), streamStats(hubStats), host.planeFaultCounts());
   }
 
   /** The per-stream-type gauges and counters (wan-grpc §8); the pool stream's lag comes from the hubs. */

@@ -1,9 +1,11 @@
 package dev.kvrelay.engine;
 
 import dev.kvrelay.api.RelayIdentity;
+import dev.kvrelay.engine.stats.EventPlaneFaultKind;
 import dev.kvrelay.engine.stats.HubRegistryStats;
 import dev.kvrelay.engine.stats.WanStreamStats;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Immutable and thread-safe: a diagnostic read of every counter of a running engine. Nothing the engine drops,
@@ -32,6 +34,7 @@ import java.util.List;
  * @param faultQueueOverflows pool generations fenced because more than 16 sources had pending faults
  * @param loadPublishErrors load publisher failures (the first stops the load ticker and terminates the relay)
  * @param streams per-WAN-stream-type subscriber gauges, lag and admission refusals (wan-grpc §8)
+ * @param eventPlaneFaults event-plane faults of every subscription (kv-events and kv_metrics), by kind
  */
 public record RelayEngineStats(
     RelayIdentity identity,
@@ -56,10 +59,17 @@ public record RelayEngineStats(
     long channelErrors,
     long faultQueueOverflows,
     long loadPublishErrors,
-    WanStreamStats streams) {
+    WanStreamStats streams,
+    Map<EventPlaneFaultKind, Long> eventPlaneFaults) {
 
-  /** Copies the pool list. */
+  /** Copies the pool list and the fault map. */
   public RelayEngineStats {
     pools = List.copyOf(pools);
+    eventPlaneFaults = Map.copyOf(eventPlaneFaults);
+  }
+
+  /** Event-plane faults of {@code kind}. */
+  public long eventPlaneFaults(EventPlaneFaultKind kind) {
+    return eventPlaneFaults.getOrDefault(kind, 0L);
   }
 }

@@ -30,6 +30,7 @@ import dev.kvrelay.engine.membership.MembershipProjector;
 import dev.kvrelay.engine.membership.MembershipView;
 import dev.kvrelay.engine.recovery.PoolRecovery;
 import dev.kvrelay.engine.recovery.SourceBinding;
+import dev.kvrelay.engine.stats.EventPlaneFaultKind;
 import dev.kvrelay.engine.topology.EndpointTopology;
 import dev.kvrelay.engine.topology.PoolLink;
 import dev.kvrelay.engine.topology.TopologyPublisher;
@@ -56,12 +57,11 @@ import dev.kvrelay.spi.eventplane.EventDecodeException;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
 import dev.kvrelay.spi.eventplane.EventListener;
 import dev.kvrelay.spi.eventplane.EventPlaneException;
+import dev.kvrelay.spi.eventplane.EventPlaneFault;
 import dev.kvrelay.spi.eventplane.EventTopics;
 import dev.kvrelay.spi.eventplane.RecoveryTarget;
 import dev.kvrelay.spi.eventplane.RouterEvent;
 import dev.kvrelay.spi.eventplane.TransportAddress;
-import java.lang.System.Logger.Level;
-import java.lang.System.Logger;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -78,6 +78,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Confined to the engine's control task: every method runs on the single control thread. It holds what
@@ -86,7 +88,9 @@ import org.jspecify.annotations.Nullable;
  * windows.
  */
 final class RelayHost {
-  static final Logger LOG = System.getLogger(RelayHost.class.getName());
+  static final Logger LOG = LoggerFactory.getLogger(RelayHost.class);
+  /** Component name of ZMQ broker EventChannels (runtime-inputs §5.1; the broker registers topic {@code broker}). */
+  static final String ZMQ_BROKER_COMPONENT = "zmq_broker";
 
   /** Start-failure retry: 100 ms doubling, capped at 5 s (producer.md §2.6). */
   static final long RETRY_INITIAL_MS = 100;
@@ -130,6 +134,13 @@ final class RelayHost {
   final LongAdder faultQueueOverflows = new LongAdder();
   /** Load publisher errors: the fatal one, or one swallowed because the engine was already closing. */
   final LongAdder loadPublishErrors = new LongAdder();
+  /** Event-plane faults of every subscription (kv-events and kv_metrics), by kind; written on delivery threads. */
+  final java.util.EnumMap<EventPlaneFaultKind, LongAdder> planeFaults = newFaultCounters();
+  /** True between a plane Disconnected and the next Reconnected: connection loss and return are logged once. */
+  private final java.util.concurrent.atomic.AtomicBoolean planeDisconnected =
+      new java.util.concurrent.atomic.AtomicBoolean();
+  /** Channels the plane refused as unsupported (a broker channel in direct mode): counted and logged once. */
+  private final Set<dev.kvrelay.spi.eventplane.ChannelLocator> unsupportedChannels = new HashSet<>();
 
   /** Confined to the control task: one serving endpoint's slot, its incarnation (claims topology availability) and its pool. */
   private static final class Slot {
@@ -229,7 +240,7 @@ final class RelayHost {
       known.put(key, m.withTaints(taints));
       reconcile();
     } else {
-      LOG.log(Level.WARNING, "taints update for an unknown model card " + key + "; ignored");
+      LOG.warn("taints update for an unknown model card {}; ignored", key);
     }
   }
 
@@ -251,7 +262,7 @@ final class RelayHost {
     } else {
       discoveryErrors.increment();
     }
-    LOG.log(Level.WARNING, "discovery: " + error.getMessage());
+    LOG.warn("discovery: {}", error.getMessage());
   }
 
   private static DiscoveryKey key(DiscoveryRecord r) {
@@ -374,8 +385,8 @@ final class RelayHost {
         runtime.descriptor = next;
       }
     } catch (DescriptorException e) {
-      LOG.log(Level.WARNING, "pool " + d.poolId() + ": registration or role change refused ("
-          + e.getMessage() + "); fencing the generation");
+      LOG.warn("pool {}: registration or role change refused ({}); fencing the generation", d.poolId(),
+          e.getMessage());
       runtime.fenceReason = "descriptor update refused: " + e.getMessage();
     }
     if (!runtime.runtimeConfigs.equals(m.runtimeConfigs())) {
@@ -401,15 +412,37 @@ final class RelayHost {
         new dev.kvrelay.api.EventScope.Endpoint(runtime.descriptor.servingEndpoint());
     for (DiscoveryRecord r : known.values()) {
       if (r instanceof dev.kvrelay.spi.discovery.EventChannelRecord ch) {
-        if (ch.key().scope().equals(runtime.kvEventsScope()) && EventTopics.KV_EVENTS.equals(ch.key().topic())) {
+        if (isBroker(ch)) {
+          // Broker mode (DYN_ZMQ_BROKER_ENABLED): every subscription of the broker's namespace reads through it.
+          if (ch.key().scope().namespace().equals(runtime.kvEventsScope().namespace())) {
+            events.add(locator(ch));
+          }
+          if (ch.key().scope().namespace().equals(metricsScope.namespace())) {
+            metrics.add(locator(ch));
+          }
+        } else if (ch.key().scope().equals(runtime.kvEventsScope())
+            && EventTopics.KV_EVENTS.equals(ch.key().topic())) {
           events.add(locator(ch));
         } else if (ch.key().scope().equals(metricsScope) && EventTopics.KV_METRICS.equals(ch.key().topic())) {
           metrics.add(locator(ch));
         }
       }
     }
+    events.removeAll(unsupportedChannels);
+    metrics.removeAll(unsupportedChannels);
     connect(runtime.kvEvents, runtime.kvEventChannels, events);
     connect(runtime.kvMetrics, runtime.kvMetricChannels, metrics);
+  }
+
+  /**
+   * A ZMQ broker's EventChannel (runtime-inputs §5.1, plugins-wire: brokers are EventChannels of component {@code
+   * zmq_broker} in the namespace, any topic; upstream's broker registers topic {@code broker}) with a {@code
+   * ZmqBroker} transport.
+   */
+  static boolean isBroker(dev.kvrelay.spi.discovery.EventChannelRecord ch) {
+    return ch.transport() instanceof dev.kvrelay.spi.discovery.ChannelTransport.ZmqBroker
+        && ch.key().scope() instanceof dev.kvrelay.api.EventScope.Component c
+        && ZMQ_BROKER_COMPONENT.equals(c.component());
   }
 
   private void connect(dev.kvrelay.spi.eventplane.@Nullable EventSubscription subscription,
@@ -431,7 +464,11 @@ final class RelayHost {
           connected.add(c);
         } catch (EventPlaneException e) {
           channelErrors.increment();
-          LOG.log(Level.WARNING, "event channel " + c + " refused: " + e.getMessage());
+          if (e.kind() == EventPlaneException.Kind.UNSUPPORTED_CHANNEL) {
+            // Not retried on later reconciles (the plane's mode does not change): one count, one line.
+            unsupportedChannels.add(c);
+          }
+          LOG.warn("event channel {} refused: {}", c, e.getMessage());
         }
       }
     }
@@ -555,8 +592,7 @@ final class RelayHost {
     slot.retryDelayMs = 0;
     slot.backingOff = false;
     poolStarts.increment();
-    LOG.log(Level.INFO, () -> "pool " + poolId + " started for " + m.endpoint() + " (layout generation "
-        + Long.toUnsignedString(generation) + ")");
+    LOG.info("pool {} started for {} (layout generation {})", poolId, m.endpoint(), Long.toUnsignedString(generation));
   }
 
   private void startFailed(Slot slot, MaterializationDecision.Materialize binding, @Nullable String why) {
@@ -564,9 +600,13 @@ final class RelayHost {
     slot.retryDelayMs = slot.retryDelayMs == 0 ? RETRY_INITIAL_MS : Math.min(RETRY_MAX_MS, slot.retryDelayMs * 2);
     slot.retryAtNanos = engine.nanoTime() + TimeUnit.MILLISECONDS.toNanos(slot.retryDelayMs);
     slot.backingOff = true;
-    Level level = slot.failedBinding == null ? Level.ERROR : Level.DEBUG;
+    boolean first = slot.failedBinding == null;
     slot.failedBinding = binding;
-    LOG.log(level, "pool start failed (" + why + "); retrying in " + slot.retryDelayMs + " ms");
+    if (first) {
+      LOG.error("pool start failed ({}); retrying in {} ms", why, slot.retryDelayMs);
+    } else {
+      LOG.debug("pool start failed ({}); retrying in {} ms", why, slot.retryDelayMs);
+    }
     engine.controlAfter(slot.retryDelayMs, this::reconcile);
   }
 
@@ -586,8 +626,13 @@ final class RelayHost {
     runtime.hub.retire();
     runtime.teardown(fenced);
     (fenced ? fencedRetirements : gracefulRetirements).increment();
-    LOG.log(fenced ? Level.WARNING : Level.INFO, () -> "pool " + runtime.poolId() + " retired "
-        + (fenced ? "fenced" + (runtime.fenceReason == null ? "" : " (" + runtime.fenceReason + ")") : "gracefully"));
+    String generation = Long.toUnsignedString(runtime.descriptor.layoutGeneration());
+    if (fenced) {
+      LOG.warn("pool {} fenced: layout generation {} retired ({}); a new generation starts if the pool is still wanted",
+          runtime.poolId(), generation, runtime.fenceReason == null ? "blocking membership conflict" : runtime.fenceReason);
+    } else {
+      LOG.info("pool {} stopped: layout generation {} retired gracefully", runtime.poolId(), generation);
+    }
   }
 
   private List<PoolLink> poolLinks() {
@@ -692,7 +737,7 @@ final class RelayHost {
     loadPublishErrors.increment();
     engine.stopLoadTicker();
     if (stopped || engine.closing()) {
-      LOG.log(Level.DEBUG, () -> "load publisher error after shutdown began; ignored: " + e);
+      LOG.debug("load publisher error after shutdown began; ignored: {}", e.toString());
       return;
     }
     engine.fail(new IllegalStateException("load publisher failed: " + e.getMessage(), e));
@@ -723,6 +768,7 @@ final class RelayHost {
       return done;
     }
     List<PoolRuntime> running = runtimes();
+    LOG.info("relay host stopping: {} pools withdrawn and fenced", running.size());
     for (Slot s : slots.values()) {
       s.runtime = null;
     }
@@ -760,7 +806,69 @@ final class RelayHost {
     @Override
     public void onDecodeError(EventDecodeException error, OptionalLong publisherId) {
       eventDecodeErrors.increment();
-      LOG.log(Level.DEBUG, () -> "kv-events decode error: " + error.getMessage());
+      LOG.debug("kv-events decode error: {}", error.getMessage());
+    }
+
+    /**
+     * Counts and logs the fault, then hands it to the pool's recovery (runtime-inputs §6.3): sequence faults and
+     * drops recover the sources concerned, a disconnect marks them suspect, a reconnect recovers all of them.
+     */
+    @Override
+    public void onFault(EventPlaneFault fault) {
+      countAndLog(fault, runtime, true);
+      runtime.recovery.onPlaneFault(fault);
+    }
+  }
+
+  private static java.util.EnumMap<EventPlaneFaultKind, LongAdder> newFaultCounters() {
+    java.util.EnumMap<EventPlaneFaultKind, LongAdder> m = new java.util.EnumMap<>(EventPlaneFaultKind.class);
+    for (EventPlaneFaultKind k : EventPlaneFaultKind.values()) {
+      m.put(k, new LongAdder());
+    }
+    return m;
+  }
+
+  /** The fault counters by kind (engine stats). */
+  Map<EventPlaneFaultKind, Long> planeFaultCounts() {
+    java.util.EnumMap<EventPlaneFaultKind, Long> out = new java.util.EnumMap<>(EventPlaneFaultKind.class);
+    planeFaults.forEach((k, v) -> out.put(k, v.sum()));
+    return out;
+  }
+
+  /**
+   * One count and one log line per fault (any delivery thread). Connection loss and return concern the whole
+   * plane and reach every subscription: the first Disconnected after a connected state logs at WARN, the first
+   * Reconnected after it at INFO, the other subscriptions' copies at DEBUG. Message losses log at WARN on the
+   * kv-events subscription (DEBUG on kv_metrics: loads are advisory and the next report replaces them), a new
+   * publisher at INFO.
+   */
+  private void countAndLog(EventPlaneFault fault, PoolRuntime runtime, boolean kvEvents) {
+    EventPlaneFaultKind kind = EventPlaneFaultKind.of(fault);
+    planeFaults.get(kind).increment();
+    String topic = kvEvents ? EventTopics.KV_EVENTS : EventTopics.KV_METRICS;
+    switch (kind) {
+      case DISCONNECTED -> {
+        if (planeDisconnected.compareAndSet(false, true)) {
+          LOG.warn("event plane connection lost ({}); sources are suspect until it returns", fault.describe());
+        } else {
+          LOG.debug("pool {} {}: {}", runtime.poolId(), topic, fault.describe());
+        }
+      }
+      case RECONNECTED -> {
+        if (planeDisconnected.compareAndSet(true, false)) {
+          LOG.info("event plane connection back ({}); recovering every source", fault.describe());
+        } else {
+          LOG.debug("pool {} {}: {}", runtime.poolId(), topic, fault.describe());
+        }
+      }
+      case NEW_PUBLISHER -> LOG.info("pool {} {}: {}", runtime.poolId(), topic, fault.describe());
+      default -> {
+        if (kvEvents) {
+          LOG.warn("pool {} {}: {}; recovering", runtime.poolId(), topic, fault.describe());
+        } else {
+          LOG.debug("pool {} {}: {}", runtime.poolId(), topic, fault.describe());
+        }
+      }
     }
   }
 
@@ -785,6 +893,11 @@ final class RelayHost {
     @Override
     public void onDecodeError(EventDecodeException error, OptionalLong publisherId) {
       eventDecodeErrors.increment();
+    }
+
+    @Override
+    public void onFault(EventPlaneFault fault) {
+      countAndLog(fault, runtime, false);
     }
   }
 

@@ -7,9 +7,11 @@ import dev.kvrelay.ckf.producer.RankReplacement;
 import dev.kvrelay.ckf.producer.StoredBatch;
 import dev.kvrelay.engine.actor.ActorScheduler;
 import dev.kvrelay.engine.actor.PoolCommand;
+import dev.kvrelay.engine.stats.EventPlaneFaultKind;
 import dev.kvrelay.engine.stats.QueryFailureKind;
 import dev.kvrelay.engine.stats.RecoveryStats;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
+import dev.kvrelay.spi.eventplane.EventPlaneFault;
 import dev.kvrelay.spi.eventplane.KvEventData;
 import dev.kvrelay.spi.eventplane.RecoveryTarget;
 import dev.kvrelay.spi.eventplane.RequestPlaneClient;
@@ -20,7 +22,6 @@ import dev.kvrelay.spi.eventplane.StorageTier;
 import dev.kvrelay.spi.eventplane.StoredBlock;
 import dev.kvrelay.spi.eventplane.WorkerKvQueryRequest;
 import dev.kvrelay.spi.eventplane.WorkerKvQueryResponse;
-import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -42,6 +43,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Thread-safe: every public method may be called from any thread and never blocks; all recovery state
@@ -72,10 +75,18 @@ import org.jspecify.annotations.Nullable;
  *       restores at once, without waiting for a live event; a source bound later starts on its first event, or
  *       at once if events of its publisher already arrived before its advertisement (they were dropped as
  *       unknown-publisher events; discovery and the event plane are independent).
+ *   <li>Event-plane faults ({@link #onPlaneFault}): a {@code SequenceGap}, a {@code NewPublisher} of a source that
+ *       already has a cursor, {@code MessagesDropped} and {@code Reconnected} start an incremental recovery from
+ *       {@code cursor + 1} (a full restore without a cursor) of the source(s) concerned; a {@code
+ *       SequenceRegression}, or a {@code NewPublisher} seen from sequence 0 by a source with a cursor (the publisher
+ *       id reused by a restarted process), a full restore. Such a fault-started query (a "probe") that finds nothing
+ *       after the cursor ({@code Events} empty or {@code TooNew} with the worker's newest id equal to the cursor) is
+ *       a success: no message was lost. A fault during a recovery queues one more probe after it. Live-only sources
+ *       are reset. {@code Disconnected} marks every bound source suspect until it recovered after the reconnect.
  * </ul>
  */
 public final class PoolRecovery implements AutoCloseable {
-  private static final System.Logger LOG = System.getLogger(PoolRecovery.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(PoolRecovery.class);
   private static final int INBOX_CAPACITY = 4096;
   private static final int MAX_ITEMS_PER_RUN = 1024;
   /** Unknown publishers remembered so that binding them later triggers an immediate restore. */
@@ -179,8 +190,8 @@ public final class PoolRecovery implements AutoCloseable {
         s.phase = Phase.LIVE;
         initialWave.remove(s.member);
         counters.add(Counter.REJECTED_SOURCES);
-        LOG.log(Level.WARNING, () -> "pool " + pool + ": source " + member + " publisher "
-            + Long.toUnsignedString(publisherId) + " rejected after a protocol fault; ineligible until it changes");
+        LOG.warn("pool {}: source {} publisher {} rejected after a protocol fault; ineligible until it changes", pool,
+            member, Long.toUnsignedString(publisherId));
         maybeCloseWave();
       }
     });
@@ -201,12 +212,24 @@ public final class PoolRecovery implements AutoCloseable {
       invalidate(s);
       s.hasCursor = false;
       if (s.recoverable) {
-        startRecovery(s);
+        startRecovery(s, "pool actor resource failure");
       } else {
         s.phase = Phase.LIVE;
         resetRank(s.member, false, Counter.LIVE_ONLY_RESETS);
       }
     });
+  }
+
+  /**
+   * An event-plane fault of the {@code kv-events} subscription feeding this recovery (runtime-inputs §6.3,
+   * producer.md §3.6): counted by kind at once, then acted on in the serial task, in order with the other control
+   * work (see the class decisions). A sequence fault of a publisher that is not bound is remembered like its dropped
+   * events: binding it later restores at once. Any thread; never blocks.
+   */
+  public void onPlaneFault(EventPlaneFault fault) {
+    Objects.requireNonNull(fault, "fault");
+    counters.fault(EventPlaneFaultKind.of(fault));
+    post(() -> applyFault(fault));
   }
 
   /** A snapshot of the counters. */
@@ -260,7 +283,7 @@ public final class PoolRecovery implements AutoCloseable {
             break;
           }
         } catch (RuntimeException e) {
-          LOG.log(Level.ERROR, "pool recovery " + pool + ": task failed", e);
+          LOG.error("pool recovery {}: task failed", pool, e);
         }
       }
     } finally {
@@ -331,7 +354,7 @@ public final class PoolRecovery implements AutoCloseable {
       return;
     }
     buffer(s, ev, fromBuffer);
-    startRecovery(s);
+    startRecovery(s, s.hasCursor ? "event-id gap at " + Long.toUnsignedString(ev.eventId()) : "first event");
   }
 
   private static boolean isBarrier(RouterEvent ev) {
@@ -353,7 +376,7 @@ public final class PoolRecovery implements AutoCloseable {
       initialWave.remove(s.member);
     } else if (s.recoverable) {
       buffer(s, ev, true);
-      startRecovery(s);
+      startRecovery(s, "barrier not applied");
     }
     maybeCloseWave();
   }
@@ -422,10 +445,16 @@ public final class PoolRecovery implements AutoCloseable {
 
   // ------------------------------------------------------------------ queries
 
-  private void startRecovery(Slot s) {
+  private void startRecovery(Slot s, String why) {
     s.phase = Phase.RECOVERING;
     s.retries = 0;
     s.epoch++;
+    s.probe = false;
+    if (s.recoverable && requests != null) {
+      LOG.info("pool {}: recovery of {} (publisher {}) started: {} ({})", pool, s.member,
+          Long.toUnsignedString(s.binding.publisherId()),
+          s.hasCursor ? "incremental from " + Long.toUnsignedString(s.cursor + 1) : "full restore", why);
+    }
     sendAttempt(s);
   }
 
@@ -456,7 +485,7 @@ public final class PoolRecovery implements AutoCloseable {
     try {
       answer = client.query(target, request, Duration.ofMillis(settings.attemptTimeoutMs()));
     } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "pool recovery " + pool + ": request-plane client threw", e);
+      LOG.warn("pool recovery {}: request-plane client threw", pool, e);
       a.release();
       s.attempt = null;
       failAttempt(s, QueryFailureKind.PROTOCOL);
@@ -511,8 +540,12 @@ public final class PoolRecovery implements AutoCloseable {
       onEvents(s, ev);
     } else if (response instanceof WorkerKvQueryResponse.TreeDumpFailed) {
       failAttempt(s, QueryFailureKind.TREE_DUMP_FAILED);
-    } else if (response instanceof WorkerKvQueryResponse.TooNew) {
-      failAttempt(s, QueryFailureKind.TOO_NEW);
+    } else if (response instanceof WorkerKvQueryResponse.TooNew tn) {
+      if (s.probe && s.hasCursor && tn.newestAvailable() == s.cursor) {
+        recovered(s, "nothing lost");
+      } else {
+        failAttempt(s, QueryFailureKind.TOO_NEW);
+      }
     } else if (response instanceof WorkerKvQueryResponse.InvalidRange) {
       failAttempt(s, QueryFailureKind.INVALID_RANGE);
     } else {
@@ -533,6 +566,7 @@ public final class PoolRecovery implements AutoCloseable {
     counters.add(Counter.TREE_DUMPS);
     s.replacement = replacement;
     s.replacementLast = td.lastEventId();
+    s.dumpSize = td.events().size();
     s.phase = Phase.AWAITING_BATCH;
     ready.add(s);
     lastReadyNanos = nanoTime.getAsLong();
@@ -552,6 +586,11 @@ public final class PoolRecovery implements AutoCloseable {
 
   private void onEvents(Slot s, WorkerKvQueryResponse.Events answer) {
     if (s.hasCursor && Long.compareUnsigned(answer.lastEventId(), s.cursor) <= 0 && answer.events().isEmpty()) {
+      if (s.probe && answer.lastEventId() == s.cursor) {
+        // A fault-started probe: the worker has nothing after the cursor, so nothing was lost.
+        recovered(s, "nothing lost");
+        return;
+      }
       // The worker has nothing after the cursor, yet a live event showed a gap: the answer cannot close it (for
       // example a new incarnation answering for the old one). Back off like any failed attempt instead of
       // re-querying at once; exhausted retries reset the rank.
@@ -578,14 +617,28 @@ public final class PoolRecovery implements AutoCloseable {
       s.cursor = answer.lastEventId();
       s.hasCursor = true;
     }
-    recovered(s);
+    recovered(s, answer.events().size() + " events");
   }
 
-  private void recovered(Slot s) {
+  private void recovered(Slot s, String how) {
     s.phase = Phase.LIVE;
     s.retries = 0;
     initialWave.remove(s.member);
+    LOG.info("pool {}: recovery of {} succeeded ({}, cursor {})", pool, s.member, how,
+        Long.toUnsignedString(s.cursor));
+    if (s.suspect) {
+      s.suspect = false;
+      suspectGauge();
+    }
     drain(s);
+    if (s.reprobe) {
+      boolean full = s.reprobeFull;
+      s.reprobe = false;
+      s.reprobeFull = false;
+      if (s.phase == Phase.LIVE && !s.retired) {
+        faultRecover(s, full, "fault during the previous recovery");
+      }
+    }
     maybeCloseWave();
   }
 
@@ -596,6 +649,8 @@ public final class PoolRecovery implements AutoCloseable {
     if (s.retries < settings.maxRetries()) {
       s.retries++;
       counters.add(Counter.RETRIES);
+      LOG.warn("pool {}: recovery attempt of {} failed ({}); retry {} of {} in {} ms", pool, s.member, kind,
+          s.retries, settings.maxRetries(), settings.backoffMs(s.retries));
       long epoch = s.epoch;
       timer(TimeUnit.MILLISECONDS.toNanos(settings.backoffMs(s.retries)), () -> {
         if (!s.retired && s.epoch == epoch && s.phase == Phase.RECOVERING && s.attempt == null) {
@@ -605,8 +660,12 @@ public final class PoolRecovery implements AutoCloseable {
       return;
     }
     counters.add(Counter.EXHAUSTED);
+    LOG.error("pool {}: recovery of {} failed ({}) after {} retries; resetting the rank as degraded", pool, s.member,
+        kind, settings.maxRetries());
     invalidate(s);
     s.hasCursor = false;
+    s.reprobe = false;
+    s.reprobeFull = false;
     s.phase = Phase.LIVE;
     initialWave.remove(s.member);
     resetRank(s.member, true, Counter.DEGRADED_RESETS);
@@ -687,7 +746,7 @@ public final class PoolRecovery implements AutoCloseable {
       if (accepted) {
         s.cursor = s.replacementLast;
         s.hasCursor = true;
-        recovered(s);
+        recovered(s, "tree dump of " + s.dumpSize + " events");
       } else {
         failAttempt(s, QueryFailureKind.SUBMIT_REJECTED);
       }
@@ -733,6 +792,7 @@ public final class PoolRecovery implements AutoCloseable {
       }
     }
     slots = byMember.values().toArray(new Slot[0]);
+    suspectGauge();
     if (firstUpdate) {
       firstUpdate = false;
       for (Slot s : slots) {
@@ -753,7 +813,7 @@ public final class PoolRecovery implements AutoCloseable {
         });
         for (Slot s : slots) {
           if (s.recoverable) {
-            startRecovery(s);
+            startRecovery(s, "initial wave");
           }
         }
       }
@@ -762,7 +822,7 @@ public final class PoolRecovery implements AutoCloseable {
       // events can precede the advertisement; they were dropped as unknown-publisher events) restores at once.
       for (Slot s : added) {
         if (unknownPublishers.remove(s.binding.publisherId()) && s.recoverable && !s.fenced) {
-          startRecovery(s);
+          startRecovery(s, "events or faults before its advertisement");
         }
       }
     }
@@ -781,6 +841,7 @@ public final class PoolRecovery implements AutoCloseable {
   private void retire(Slot s) {
     invalidate(s);
     s.retired = true;
+    s.suspect = false;
     byMember.remove(s.member);
     initialWave.remove(s.member);
   }
@@ -789,8 +850,11 @@ public final class PoolRecovery implements AutoCloseable {
   private void resetRank(MemberId member, boolean degraded, Counter counter) {
     if (submit(new PoolCommand.ResetRank(member, degraded))) {
       counters.add(counter);
+      logReset(member, degraded, counter);
       return;
     }
+    LOG.warn("pool {}: reset of {} refused by the pool actor; the member is fenced until a retried reset succeeds",
+        pool, member);
     pendingResets.put(member, new PendingReset(degraded, counter));
     Slot s = byMember.get(member);
     if (s != null) {
@@ -815,6 +879,7 @@ public final class PoolRecovery implements AutoCloseable {
         continue;
       }
       counters.add(p.counter());
+      logReset(e.getKey(), p.degraded(), p.counter());
       pendingResets.remove(e.getKey());
       Slot s = byMember.get(e.getKey());
       if (s != null && s.fenced) {
@@ -825,6 +890,97 @@ public final class PoolRecovery implements AutoCloseable {
     if (!pendingResets.isEmpty()) {
       armResetRetry();
     }
+  }
+
+  private void logReset(MemberId member, boolean degraded, Counter why) {
+    if (degraded) {
+      LOG.warn("pool {}: rank {} reset (degraded)", pool, member);
+    } else {
+      LOG.info("pool {}: rank {} reset ({})", pool, member,
+          why == Counter.LIVE_ONLY_RESETS ? "live-only source re-learns" : "source removed, replaced or ambiguous");
+    }
+  }
+
+  // ------------------------------------------------------------------ event-plane faults
+
+  private void applyFault(EventPlaneFault fault) {
+    if (fault instanceof EventPlaneFault.Disconnected) {
+      for (Slot s : slots) {
+        if (!s.suspect) {
+          s.suspect = true;
+          counters.add(Counter.SUSPECT_MARKS);
+        }
+      }
+      suspectGauge();
+    } else if (fault instanceof EventPlaneFault.Reconnected || fault instanceof EventPlaneFault.MessagesDropped) {
+      for (Slot s : slots) {
+        faultRecover(s, false, fault.describe());
+      }
+    } else if (fault instanceof EventPlaneFault.SequenceFault sf) {
+      Slot s = find(sf.publisherId());
+      if (s == null) {
+        rememberUnknown(sf.publisherId());
+        return;
+      }
+      if (sf instanceof EventPlaneFault.NewPublisher np) {
+        if (!s.hasCursor) {
+          // Its next event (the one that revealed it) or the restore under way brings the source up to date.
+          return;
+        }
+        faultRecover(s, np.fromStart(), fault.describe());
+      } else {
+        faultRecover(s, sf instanceof EventPlaneFault.SequenceRegression, fault.describe());
+      }
+    }
+  }
+
+  /** Recovers {@code s} after a fault: a probe from the cursor, or a full restore ({@code full} or no cursor). */
+  private void faultRecover(Slot s, boolean full, String why) {
+    if (s.retired || s.rejected || s.fenced) {
+      // Rejected sources are ineligible; a fenced one re-feeds its buffer once its pending reset succeeds.
+      clearSuspect(s);
+      return;
+    }
+    if (!s.recoverable) {
+      clearSuspect(s);
+      if (s.hasCursor) {
+        counters.add(Counter.FAULT_RECOVERIES);
+        invalidate(s);
+        s.hasCursor = false;
+        s.phase = Phase.LIVE;
+        resetRank(s.member, false, Counter.LIVE_ONLY_RESETS);
+      }
+      return;
+    }
+    if (s.phase != Phase.LIVE) {
+      s.reprobe = true;
+      s.reprobeFull |= full;
+      return;
+    }
+    counters.add(Counter.FAULT_RECOVERIES);
+    if (full) {
+      s.hasCursor = false;
+    }
+    boolean probe = s.hasCursor;
+    startRecovery(s, why);
+    s.probe = probe;
+  }
+
+  private void clearSuspect(Slot s) {
+    if (s.suspect) {
+      s.suspect = false;
+      suspectGauge();
+    }
+  }
+
+  private void suspectGauge() {
+    long n = 0;
+    for (Slot s : slots) {
+      if (s.suspect) {
+        n++;
+      }
+    }
+    counters.suspectSources(n);
   }
 
   /** Immutable and thread-safe: a reset the pool actor refused, to be retried. */
@@ -858,6 +1014,14 @@ public final class PoolRecovery implements AutoCloseable {
     @Nullable Attempt attempt;
     @Nullable RankReplacement replacement;
     long replacementLast;
+    int dumpSize;
+    /** The attempt in flight was started by an event-plane fault (finding nothing after the cursor is a success). */
+    boolean probe;
+    /** An event-plane fault arrived while recovering: probe again after it (a full restore if reprobeFull). */
+    boolean reprobe;
+    boolean reprobeFull;
+    /** Marked by a transport disconnect; cleared once the source recovered after it. */
+    boolean suspect;
 
     Slot(SourceBinding binding, boolean recoverable) {
       this.binding = binding;

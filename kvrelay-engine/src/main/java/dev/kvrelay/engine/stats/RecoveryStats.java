@@ -33,6 +33,10 @@ import java.util.Map;
  * @param rejectedSources sources made ineligible after a source protocol fault (until their identity changes)
  * @param rejectedSourceEvents events of ineligible sources, dropped
  * @param resyncs full restores (or live-only resets) forced by a resource failure of the pool actor
+ * @param planeFaults event-plane faults of the pool's kv-events subscription, by kind
+ * @param faultRecoveries recoveries (or live-only resets) started by an event-plane fault
+ * @param suspectMarks sources marked suspect by a transport disconnect
+ * @param suspectSources sources suspect now (disconnected, not yet recovered after the reconnect)
  */
 public record RecoveryStats(
     long applied,
@@ -61,11 +65,21 @@ public record RecoveryStats(
     long submitRejected,
     long rejectedSources,
     long rejectedSourceEvents,
-    long resyncs) {
+    long resyncs,
+    Map<EventPlaneFaultKind, Long> planeFaults,
+    long faultRecoveries,
+    long suspectMarks,
+    long suspectSources) {
 
-  /** Copies the failure map. */
+  /** Copies the maps. */
   public RecoveryStats {
     queryFailures = Map.copyOf(queryFailures);
+    planeFaults = Map.copyOf(planeFaults);
+  }
+
+  /** Event-plane faults of {@code kind}. */
+  public long planeFaults(EventPlaneFaultKind kind) {
+    return planeFaults.getOrDefault(kind, 0L);
   }
 
   /** Failed attempts of {@code kind}. */
