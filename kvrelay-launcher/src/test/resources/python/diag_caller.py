@@ -3,6 +3,11 @@
 
   diag_caller.py component <dc_id>
       prints "COMPONENT kv_dc_relay_<first 32 hex of sha256(utf-8 dc_id)>" (producer.md section 7.5)
+  diag_caller.py discover <file kv root> <namespace> <component>
+      reads Dynamo's file KV store (plugins-wire.md section 8): bucket directory <root>/v1/instances, one file per
+      key whose name is the key percent-encoded, ".tmp_" files skipped, the value the raw DiscoveryInstance JSON
+      (runtime-inputs.md section 1.2); prints "ENDPOINT <endpoint> <tcp transport> <instance id hex>" per
+      Endpoint instance of <namespace>/<component>, sorted by endpoint
   diag_caller.py call <transport> <body> [<transport> <body> ...]
       <transport> is an advertised {"tcp": ...} string "ip:port/<path>" (plugins-wire.md section 3: the caller
       splits at the first "/" and sends the rest verbatim); <body> is JSON text, or "!raw <text>" to send <text>
@@ -13,9 +18,11 @@
 """
 import hashlib
 import json
+import os
 import socket
 import struct
 import sys
+import urllib.parse
 import uuid
 
 
@@ -108,10 +115,33 @@ def call(pairs):
     print("DONE", flush=True)
 
 
+def discover(root, namespace, component):
+    bucket = os.path.join(root, "v1", "instances")
+    found = []
+    for name in os.listdir(bucket):
+        if name.startswith(".tmp_"):
+            continue
+        key = urllib.parse.unquote(name)
+        parts = key.split("/")
+        if len(parts) != 4 or parts[0] != namespace or parts[1] != component:
+            continue
+        with open(os.path.join(bucket, name), "rb") as f:
+            value = json.loads(f.read())
+        assert value["type"] == "Endpoint", value
+        assert (value["namespace"], value["component"], value["endpoint"]) == tuple(parts[:3]), value
+        assert "%x" % value["instance_id"] == parts[3], value
+        found.append((value["endpoint"], value["transport"]["tcp"], parts[3], value.get("request_plane_codec")))
+    for endpoint, transport, iid, codec in sorted(found):
+        print("ENDPOINT %s %s %s %s" % (endpoint, transport, iid, codec), flush=True)
+    print("DONE", flush=True)
+
+
 def main():
     if sys.argv[1] == "component":
         digest = hashlib.sha256(sys.argv[2].encode("utf-8")).hexdigest()
         print("COMPONENT kv_dc_relay_" + digest[:32], flush=True)
+    elif sys.argv[1] == "discover":
+        discover(sys.argv[2], sys.argv[3], sys.argv[4])
     elif sys.argv[1] == "call":
         call(list(zip(sys.argv[2::2], sys.argv[3::2])))
     else:

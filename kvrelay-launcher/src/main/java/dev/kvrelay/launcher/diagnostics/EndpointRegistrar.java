@@ -1,5 +1,6 @@
 package dev.kvrelay.launcher.diagnostics;
 
+import dev.kvrelay.discovery.file.FileKvRegistration;
 import dev.kvrelay.spi.discovery.DiscoveryException;
 import dev.kvrelay.spi.discovery.EndpointKey;
 import dev.kvrelay.spi.discovery.EndpointRecord;
@@ -55,6 +56,34 @@ public interface EndpointRegistrar {
       public void unregister(List<EndpointKey> keys) {
         for (EndpointKey k : keys) {
           discovery.remove(k);
+        }
+      }
+    };
+  }
+
+  /**
+   * Registration into Dynamo's file KV store ({@code DYN_DISCOVERY_BACKEND=file}, plugins-wire §8) under the
+   * registration's connection id: one key file per record, refreshed and removed by {@code registration}.
+   */
+  static EndpointRegistrar fileStore(FileKvRegistration registration) {
+    Objects.requireNonNull(registration, "registration");
+    return new EndpointRegistrar() {
+      @Override
+      public long instanceId() {
+        return registration.connectionId();
+      }
+
+      @Override
+      public void register(List<EndpointRecord> records) throws DiscoveryException {
+        for (EndpointRecord r : records) {
+          registration.put(r);
+        }
+      }
+
+      @Override
+      public void unregister(List<EndpointKey> keys) throws DiscoveryException {
+        for (EndpointKey k : keys) {
+          registration.remove(k);
         }
       }
     };

@@ -312,6 +312,24 @@ class DiagnosticEndpointsTest {
   }
 
   @Test
+  void aDottedNameOfTwoPoolsIsAmbiguousAndThePathFormPicksOne() throws Exception {
+    // producer.md §7.5 decision: display ns.comp.ep, parse both forms; a dotted name is not unique
+    fixture.startWorker("a.b/c/d", 21, "m1");
+    fixture.awaitPool("a.b/c/d");
+    fixture.startWorker("a/b.c/d", 22, "m2");
+    KvPoolDescriptor second = fixture.awaitPool("a/b.c/d");
+    List<JsonObject> r = PythonCaller.call(dir,
+        transport("snapshot"), "{\"serving_endpoint\":\"a.b.c.d\"}",
+        transport("snapshot"), "{\"serving_endpoint\":\"a/b.c/d\"}");
+    assertThat(error(r.get(0))).isEqualTo("serving endpoint a.b.c.d names 2 pools; use the path form ns/comp/ep");
+    JsonObject s = (JsonObject) item(r.get(1));
+    assertThat(s.get("serving_endpoint")).isEqualTo(new JsonString("a.b.c.d"));
+    assertThat(u64(s, "layout_generation")).isEqualTo(second.producer().layoutGeneration());
+    assertThat(buckets(s)).hasSize(second.producer().ckfFormat().bucketCount()).containsOnly(0L);
+    assertThat(diag.stats().refused()).containsEntry(DiagnosticRequestException.Kind.AMBIGUOUS_ENDPOINT, 1L);
+  }
+
+  @Test
   void theHealthRuleOfProducerSection75() {
     SourcesStatus src = SourcesStatus.discovery(0);
     assertThat(new RelayHealth(src, false, null, 2, 2, 0, WanStatus.disabled()).healthy()).isTrue();
