@@ -96,6 +96,7 @@ class ThreadingContractJavadocTest {
     "../kvrelay-spi-discovery/kvrelay-discovery-file/src/main/java/dev/kvrelay/discovery/file",
     "../kvrelay-launcher/src/main/java/dev/kvrelay/launcher/cli",
     "../kvrelay-launcher/src/main/java/dev/kvrelay/launcher/system",
+    "../kvrelay-launcher/src/main/java/dev/kvrelay/launcher/diagnostics",
   })
   void firstJavadocSentenceOfEveryTypeStatesItsThreadingContract(String dir) throws IOException {
     assertThat(violations(Path.of(dir))).isEmpty();

@@ -129,6 +129,11 @@ public final class TcpRequestServer implements AutoCloseable {
     return TcpEndpointPaths.Address.hostPort(settings.host().getHostAddress(), listener.getLocalPort());
   }
 
+  /** The settings it runs with (e.g. {@link Settings#maxMessageBytes()}, the largest frame a caller accepts). */
+  public Settings settings() {
+    return settings;
+  }
+
   /** The bound port. */
   public int port() {
     return listener.getLocalPort();
