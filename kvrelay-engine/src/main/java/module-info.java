@@ -12,6 +12,7 @@ module dev.kvrelay.engine {
   requires transitive dev.kvrelay.ckf;
   requires transitive dev.kvrelay.spi.discovery;
   requires transitive dev.kvrelay.spi.eventplane;
+  requires org.slf4j; // one log line per subscriber connect, disconnect and lag (hub)
 
   exports dev.kvrelay.engine;
   exports dev.kvrelay.engine.consumer;
