@@ -13,8 +13,6 @@ import dev.kvrelay.ckf.producer.CkfPublication;
 import dev.kvrelay.ckf.producer.CkfSnapshot;
 import dev.kvrelay.engine.actor.PublicationListener;
 import dev.kvrelay.engine.wan.PoolFrame;
-import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
@@ -31,10 +29,16 @@ import org.jspecify.annotations.Nullable;
  * {@code (b − b0, b + 1 − b0)}.
  *
  * <p>Phases: Vacant → Initializing → Ready → (idle eviction) Vacant; Failed (terminal fault); Retired.
+ *
+ * <p>This class is the slot's life cycle — lazy initialisation under an actor lease, admission, idle eviction,
+ * terminal faults and retirement — and the lock; its other jobs are separate types guarded by the same monitor: the
+ * mirror ({@link HubMirror}), the publications buffered while a lease's barrier snapshot is on its way
+ * ({@link EarlyPublications}) and the subscriber set with its connect, disconnect and lag log lines
+ * ({@link HubSubscribers}).
  */
 public final class HubSlot implements PublicationListener {
   /** Publications buffered while the lease's barrier snapshot is on its way (producer.md §3.1 broadcast). */
-  static final int EARLY_CAPACITY = 64;
+  static final int EARLY_CAPACITY = EarlyPublications.CAPACITY;
   private static final PoolStream[] NO_STREAMS = new PoolStream[0];
 
   /** Immutable: the slot's life-cycle phase (wan-grpc §3.3). */
@@ -52,17 +56,12 @@ public final class HubSlot implements PublicationListener {
   private Phase phase = Phase.VACANT;
   private long lease;
   private long pendingLease;
-  private long leaseBase;
-  private long mirrorSeq;
-  private long @Nullable [] mirror;
-  private long @Nullable [] sharedCopy;
-  private PoolStream[] subs = NO_STREAMS;
+  private final HubMirror mirror = new HubMirror();
+  private final HubSubscribers subs;
   private int pendingAdmissions;
   private boolean permitHeld;
   private @Nullable CompletableFuture<Void> initFuture;
-  private final ArrayDeque<CkfPublication> early = new ArrayDeque<>();
-  private boolean earlyOverflow;
-  private final ArrayDeque<Closing> deferred = new ArrayDeque<>();
+  private final EarlyPublications early = new EarlyPublications();
   private @Nullable RelayErrorReason faultReason;
   private @Nullable String faultMessage;
 
@@ -73,6 +72,7 @@ public final class HubSlot implements PublicationListener {
     this.format = format;
     this.source = source;
     this.dcId = pool.dcId().value();
+    this.subs = new HubSubscribers(pool, registry.counters());
   }
 
   /** The pool. */
@@ -99,7 +99,7 @@ public final class HubSlot implements PublicationListener {
 
   /** Streams currently subscribed. */
   public synchronized int subscriberCount() {
-    return subs.length;
+    return subs.count();
   }
 
   /** True while the hub holds a mirror (Ready). */
@@ -150,12 +150,7 @@ public final class HubSlot implements PublicationListener {
         return true;
       }
       if (phase == Phase.INITIALIZING && pl == pendingLease) {
-        if (earlyOverflow || early.size() >= EARLY_CAPACITY) {
-          earlyOverflow = true;
-          early.clear();
-        } else {
-          early.add(publication);
-        }
+        early.add(publication);
         return true;
       }
       if (phase != Phase.READY || pl != lease) {
@@ -181,88 +176,40 @@ public final class HubSlot implements PublicationListener {
 
   /** Applies one publication of the current lease; returns the streams to notify. */
   private PoolStream[] applyLocked(CkfPublication publication) {
-    long[] m = mirror;
-    if (m == null) {
+    if (!mirror.present()) {
       return NO_STREAMS;
     }
     if (publication instanceof CkfSnapshot s) {
-      if (s.bucketCount() != m.length) {
-        return failLocked(RelayErrorReason.INVALID_PUBLICATION, "snapshot of " + s.bucketCount()
-            + " buckets for a filter of " + m.length);
+      String misfit = mirror.rebase(s);
+      if (misfit != null) {
+        return failLocked(RelayErrorReason.INVALID_PUBLICATION, misfit);
       }
-      if (s.sequence() != mirrorSeq + 1) {
-        return failLocked(RelayErrorReason.INVALID_PUBLICATION, "snapshot at " + Long.toUnsignedString(s.sequence())
-            + " after mirror sequence " + Long.toUnsignedString(mirrorSeq));
-      }
-      System.arraycopy(s.words(), 0, m, 0, m.length);
-      mirrorSeq = s.sequence();
-      sharedCopy = null;
       return resnapshotLocked("hub re-based on an oversized publication");
     }
     CkfDelta d = (CkfDelta) publication;
-    if (d.baseSequence() != mirrorSeq) {
-      return failLocked(RelayErrorReason.INVALID_PUBLICATION, "sequence gap: delta base "
-          + Long.toUnsignedString(d.baseSequence()) + ", mirror at " + Long.toUnsignedString(mirrorSeq));
+    String misfit = mirror.apply(d);
+    if (misfit != null) {
+      return failLocked(RelayErrorReason.INVALID_PUBLICATION, misfit);
     }
-    int n = d.imageCount();
-    if (n == 0) {
-      return failLocked(RelayErrorReason.INVALID_PUBLICATION, "empty delta");
-    }
-    int[] buckets = d.buckets();
-    long[] words = d.words();
-    for (int i = 0; i < n; i++) {
-      int b = buckets[i];
-      if (b < 0 || b >= m.length) {
-        return failLocked(RelayErrorReason.INVALID_PUBLICATION, "delta bucket " + b + " out of range "
-            + m.length);
-      }
-    }
-    for (int i = 0; i < n; i++) {
-      m[buckets[i]] = words[i];
-    }
-    mirrorSeq = d.sequence();
-    sharedCopy = null;
-    PoolStream[] current = subs;
-    if (current.length == 0) {
+    if (subs.isEmpty()) {
       registry.counters().idleDeltasApplied.increment();
       return NO_STREAMS;
     }
+    int n = d.imageCount();
     if (n > CkfDelta.MAX_IMAGES) {
       return resnapshotLocked("delta of " + n + " images exceeds " + CkfDelta.MAX_IMAGES);
     }
-    long wireBase = d.baseSequence() - leaseBase;
+    long wireBase = mirror.toWire(d.baseSequence());
     byte[] payload;
     try {
-      payload = Cbi1Encoder.encodeDelta(format, dcId, wireBase, wireBase + 1, buckets, words, n);
+      payload = Cbi1Encoder.encodeDelta(format, dcId, wireBase, wireBase + 1, d.buckets(), d.words(), n);
     } catch (Cbi1EncodeException e) {
       return failLocked(RelayErrorReason.INTERNAL, "delta encoding failed: " + e.getMessage());
     }
     registry.counters().deltasEncoded.increment();
     PoolFrame frame = PoolFrame.of(registry.relay(), producer, wireBase, wireBase + 1, registry.epochMicros(),
         PoolFrame.Kind.DELTA, payload);
-    boolean anyLagged = false;
-    for (PoolStream s : current) {
-      if (!s.enqueue(frame)) {
-        anyLagged = true;
-      }
-    }
-    if (anyLagged) {
-      int kept = 0;
-      int dropped = 0;
-      PoolStream[] next = new PoolStream[current.length];
-      PoolStream[] lagged = new PoolStream[current.length];
-      for (PoolStream s : current) {
-        if (s.isFinished()) {
-          lagged[dropped++] = s;
-        } else {
-          next[kept++] = s;
-        }
-      }
-      registry.counters().openStreams.add(-dropped);
-      subs = kept == 0 ? NO_STREAMS : Arrays.copyOf(next, kept);
-      deferred.add(new Closing(Arrays.copyOf(lagged, dropped), null, "lagged"));
-    }
-    return current;
+    return subs.fanOut(frame);
   }
 
   /** Ends every current stream PUBLICATION_UNAVAILABLE (the mirror stays); counted as a resnapshot. */
@@ -273,38 +220,21 @@ public final class HubSlot implements PublicationListener {
 
   /** Removes every stream; they are terminated by {@link #runDeferred()} once the lock is released. */
   private PoolStream[] closeAllLocked(RelayErrorReason reason, String why) {
-    PoolStream[] current = subs;
-    subs = NO_STREAMS;
-    if (current.length > 0) {
-      registry.counters().openStreams.add(-current.length);
-      if (reason == RelayErrorReason.PUBLICATION_UNAVAILABLE) {
-        registry.counters().streamsRetired.add(current.length);
-      }
-      deferred.add(new Closing(current, reason, why));
-    }
+    subs.closeAll(reason, why);
     return NO_STREAMS;
   }
-
-  /** Immutable: streams removed under the lock, to be terminated after it (reason null: lagged, already marked). */
-  private record Closing(PoolStream[] streams, @Nullable RelayErrorReason reason, String message) {}
 
   /** Terminates the streams removed under the lock (never call with the lock held). */
   private void runDeferred() {
     for (;;) {
-      Closing c;
+      HubSubscribers.Closing c;
       synchronized (this) {
-        c = deferred.poll();
+        c = subs.pollClosing();
       }
       if (c == null) {
         return;
       }
-      for (PoolStream s : c.streams()) {
-        if (c.reason() == null) {
-          s.completeTermination();
-        } else {
-          s.terminate(c.reason(), c.message());
-        }
-      }
+      c.run();
     }
   }
 
@@ -313,8 +243,7 @@ public final class HubSlot implements PublicationListener {
     phase = Phase.FAILED;
     faultReason = reason;
     faultMessage = message;
-    mirror = null;
-    sharedCopy = null;
+    mirror.clear();
     early.clear();
     return closeAllLocked(reason, message);
   }
@@ -388,8 +317,7 @@ public final class HubSlot implements PublicationListener {
     phase = Phase.INITIALIZING;
     permitHeld = true;
     pendingLease = newLease;
-    early.clear();
-    earlyOverflow = false;
+    early.reset();
     CompletableFuture<Void> f = new CompletableFuture<>();
     initFuture = f;
     return f;
@@ -442,18 +370,14 @@ public final class HubSlot implements PublicationListener {
           faultMsg = faultMessage;
           faultReason = null;
           faultMessage = null;
-        } else if (earlyOverflow) {
+        } else if (early.overflowed()) {
           registry.counters().resnapshots.increment();
           restartLease = registry.nextLease();
           pendingLease = restartLease;
-          early.clear();
-          earlyOverflow = false;
+          early.reset();
         } else {
-          mirror = s.words().clone();
-          sharedCopy = null;
+          mirror.install(s);
           lease = doneLease;
-          leaseBase = s.sequence();
-          mirrorSeq = s.sequence();
           phase = Phase.READY;
           CkfPublication p;
           while ((p = early.poll()) != null && phase == Phase.READY) {
@@ -502,13 +426,12 @@ public final class HubSlot implements PublicationListener {
    * unpinned mirror). Returns the lease to retire at the actor, or 0 if not a victim.
    */
   synchronized long evictIfIdleLocked() {
-    if (phase != Phase.READY || subs.length != 0 || pendingAdmissions != 0 || pinned()) {
+    if (phase != Phase.READY || !subs.isEmpty() || pendingAdmissions != 0 || pinned()) {
       return 0;
     }
     phase = Phase.VACANT;
     permitHeld = false;
-    mirror = null;
-    sharedCopy = null;
+    mirror.clear();
     long l = lease;
     lease = 0;
     return l;
@@ -519,47 +442,40 @@ public final class HubSlot implements PublicationListener {
   /** Step 14–15: joins a subscriber (always ends the pending admission). */
   PoolStream open(String subscriberId) throws RelayException {
     PoolStream stream;
+    int subscribers;
     synchronized (this) {
       pendingAdmissions--;
-      long[] m = mirror;
-      if (phase != Phase.READY || m == null) {
+      if (phase != Phase.READY || !mirror.present()) {
         registry.counters().refusedUnavailable.increment();
         throw new RelayException(RelayErrorReason.PUBLICATION_UNAVAILABLE, "hub of " + pool + " is " + phase);
       }
-      if (subs.length >= registry.settings().maxSubscribersPerPool()) {
+      if (subs.count() >= registry.settings().maxSubscribersPerPool()) {
         registry.counters().refusedResourceLimit.increment();
         throw new RelayException(RelayErrorReason.RESOURCE_LIMIT, "Relay subscribers-per-pool limit "
             + registry.settings().maxSubscribersPerPool() + " reached for " + pool);
       }
-      long[] copy = sharedCopy;
-      if (copy == null) {
-        copy = m.clone();
-        sharedCopy = copy;
-      }
+      long[] copy = mirror.sharedCopy();
       pins.incrementAndGet();
-      stream = new PoolStream(this, registry, subscriberId, copy, mirrorSeq - leaseBase);
-      PoolStream[] next = Arrays.copyOf(subs, subs.length + 1);
-      next[subs.length] = stream;
-      subs = next;
-      registry.counters().openStreams.increment();
-      registry.counters().admitted.increment();
+      stream = new PoolStream(this, registry, subscriberId, copy, mirror.wireSequence());
+      subs.add(stream);
+      subscribers = subs.count();
     }
+    subs.logConnected(stream, subscribers);
     stream.requestPermit();
     return stream;
   }
 
-  /** Removes a stream that ended on its own side (close, progress timeout); idempotent. */
-  synchronized void detach(PoolStream stream) {
-    PoolStream[] current = subs;
-    for (int i = 0; i < current.length; i++) {
-      if (current[i] == stream) {
-        PoolStream[] next = new PoolStream[current.length - 1];
-        System.arraycopy(current, 0, next, 0, i);
-        System.arraycopy(current, i + 1, next, i, current.length - i - 1);
-        subs = next.length == 0 ? NO_STREAMS : next;
-        registry.counters().openStreams.decrement();
-        return;
-      }
+  /**
+   * Removes a stream that ended on its own side: closed by the subscriber ({@code reason} null), a progress timeout
+   * or a cancelled encoder; idempotent.
+   */
+  void detach(PoolStream stream, @Nullable RelayErrorReason reason, String why) {
+    boolean removed;
+    synchronized (this) {
+      removed = subs.remove(stream);
+    }
+    if (removed) {
+      subs.logDisconnected(stream, reason, why);
     }
   }
 
@@ -588,8 +504,7 @@ public final class HubSlot implements PublicationListener {
       }
       phase = Phase.RETIRED;
       closeAllLocked(RelayErrorReason.PUBLICATION_UNAVAILABLE, "generation of " + pool + " retired");
-      mirror = null;
-      sharedCopy = null;
+      mirror.clear();
       early.clear();
       waiters = initFuture;
       initFuture = null;

@@ -337,7 +337,7 @@ final class PoolStream implements RelayStream<PoolFrame> {
     } finally {
       lock.unlock();
     }
-    hub.detach(this);
+    hub.detach(this, error.reason(), String.valueOf(error.getMessage()));
     afterTermination(p);
   }
 
@@ -466,7 +466,7 @@ final class PoolStream implements RelayStream<PoolFrame> {
     } else if (p == WAITING) {
       registry.permits().cancel(this);
     }
-    hub.detach(this);
+    hub.detach(this, null, "closed by the subscriber");
   }
 
   // ------------------------------------------------------------------ timers
@@ -527,7 +527,7 @@ final class PoolStream implements RelayStream<PoolFrame> {
       lock.unlock();
     }
     counters.progressTimeouts.increment();
-    hub.detach(this);
+    hub.detach(this, RelayErrorReason.SNAPSHOT_PROGRESS_TIMEOUT, "no snapshot chunk taken in time");
     afterTermination(p);
   }
 

@@ -12,6 +12,7 @@ import dev.kvrelay.engine.wan.TopologySnapshot;
 import dev.kvrelay.grpc.proto.FilterUpdate;
 import dev.kvrelay.grpc.proto.KvPoolCatalogUpdate;
 import dev.kvrelay.grpc.proto.ServingReadinessUpdate;
+import dev.kvrelay.grpc.wire.PoolFrameCodec;
 import dev.kvrelay.grpc.wire.PoolLoadWindow;
 import dev.kvrelay.grpc.wire.ReadinessWire;
 import dev.kvrelay.grpc.wire.ServingLoadWindow;
@@ -52,10 +53,15 @@ final class WireDecoders {
     };
   }
 
+  /**
+   * Pool frames, for one stream: the decoder owns that stream's {@link PoolFrameCodec} (its producer memo), so it is
+   * confined to the stream's serial message callback and must not be shared between streams.
+   */
   static MessageDecoder<FilterUpdate, PoolFrame> pool() {
+    PoolFrameCodec codec = new PoolFrameCodec();
     return m -> {
       try {
-        return WireCodec.fromProto(m);
+        return codec.decode(m);
       } catch (WireValidationException e) {
         throw invalid("filter update", e);
       }

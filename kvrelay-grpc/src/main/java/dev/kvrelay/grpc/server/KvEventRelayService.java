@@ -21,6 +21,7 @@ import dev.kvrelay.grpc.proto.SubscribeKvPoolRequest;
 import dev.kvrelay.grpc.proto.SubscribeServingLoadRequest;
 import dev.kvrelay.grpc.proto.SubscribeServingReadinessRequest;
 import dev.kvrelay.grpc.proto.WatchKvPoolCatalogRequest;
+import dev.kvrelay.grpc.wire.PoolFrameCodec;
 import dev.kvrelay.grpc.wire.RelayStatus;
 import dev.kvrelay.grpc.wire.WireCodec;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -87,7 +88,7 @@ final class KvEventRelayService extends KvEventRelayGrpc.KvEventRelayImplBase {
       out.onError(RelayStatus.toStatus(e));
       return;
     }
-    StreamPump<dev.kvrelay.engine.wan.PoolFrame, FilterUpdate> pump = new StreamPump<>(out, WireCodec::toProto, pumps);
+    StreamPump<dev.kvrelay.engine.wan.PoolFrame, FilterUpdate> pump = new StreamPump<>(out, new PoolFrameCodec()::encode, pumps); // this stream's producer memo
     engine.subscribePool(expected.poolId(), expected, request.getSubscriberId()).whenComplete((stream, error) -> {
       if (error != null) {
         pump.fail(StreamPump.statusOf(error));

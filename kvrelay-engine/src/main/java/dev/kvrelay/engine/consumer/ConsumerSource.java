@@ -1,0 +1,41 @@
+package dev.kvrelay.engine.consumer;
+
+/**
+ * Not thread-safe: confined to the consumer task, except the published readiness and load snapshots (volatile, any
+ * thread) — one {@link RelaySource} (one DC) of a {@link RelayConsumer}: its catalog, readiness and load views and
+ * the three streams that feed them.
+ */
+final class ConsumerSource {
+  final String name;
+  final RelaySource relay;
+  final CatalogView catalog = new CatalogView();
+  final ReadinessView readinessView = new ReadinessView();
+  final LoadView loadView = new LoadView();
+  final CatalogWatch catalogWatch;
+  final ReadinessWatch readinessWatch;
+  final LoadWatch loadWatch;
+  /** True once the source was stopped for good. */
+  boolean stopped;
+  volatile ReadinessSnapshot readiness = ReadinessSnapshot.EMPTY;
+  volatile LoadSnapshot load = LoadSnapshot.EMPTY;
+
+  ConsumerSource(String name, RelaySource relay, ConsumerContext context, SourceEvents events) {
+    this.name = name;
+    this.relay = relay;
+    this.catalogWatch = new CatalogWatch(this, context, events);
+    this.readinessWatch = new ReadinessWatch(this, context, events);
+    this.loadWatch = new LoadWatch(this, context, events);
+  }
+
+  /** Closes the source's watches and drops its catalog, readiness and load state. */
+  void dropState() {
+    catalogWatch.close();
+    readinessWatch.close();
+    loadWatch.close();
+    catalog.reset();
+    readinessView.reset();
+    loadView.reset();
+    readiness = readinessView.snapshot();
+    load = loadView.snapshot();
+  }
+}
