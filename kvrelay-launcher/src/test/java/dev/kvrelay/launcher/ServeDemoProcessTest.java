@@ -49,7 +49,7 @@ class ServeDemoProcessTest {
 
       ManagedChannel channel = ManagedChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
       try (RelayGrpcClient client = RelayGrpcClient.builder().channel(channel).build()) {
-        RelayInfo raw = KvEventRelayGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
+        RelayInfo raw = KvEventRelayGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS)
             .getRelayInfo(WireCodec.relayInfoRequest());
         assertThat(raw.getProtocolVersion()).isEqualTo(1);
         assertThat(Integer.toUnsignedLong(raw.getContractMarker())).isEqualTo(MARKER);
