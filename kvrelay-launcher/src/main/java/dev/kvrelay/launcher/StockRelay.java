@@ -90,14 +90,16 @@ public final class StockRelay implements AutoCloseable {
     RelayGrpcServer server = null;
     Optional<BindAddress> bind = config.bind();
     if (bind.isPresent()) {
-      server = RelayGrpcServer.builder().engine(engine).build();
       try {
+        server = RelayGrpcServer.builder().engine(engine).build();
         server.start();
         if (server.healthStatus(RelayGrpcServer.SERVICE_NAME) != ServingStatus.SERVING) {
           throw new IOException("the relay service is not SERVING after start");
         }
       } catch (IOException | RuntimeException e) {
-        server.close();
+        if (server != null) {
+          server.close();
+        }
         engine.close();
         plugins.close();
         throw new StartException("cannot serve on " + bind.get() + ": " + e.getMessage(), e);
