@@ -1,108 +1,174 @@
 package dev.kvrelay.launcher;
 
-import dev.kvrelay.engine.BindAddress;
+import dev.kvrelay.launcher.cli.CommandLineOutcome;
+import dev.kvrelay.launcher.cli.RelayCommandLine;
+import dev.kvrelay.launcher.cli.RelaySettings;
+import dev.kvrelay.launcher.cli.RuntimeEnvironment;
 import java.io.PrintStream;
-import java.util.List;
-import java.util.Optional;
+import java.util.Map;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Immutable and thread-safe (no state): the entry point of the stock relay jar. Without arguments it runs
- * {@link EmbeddedDemo}: relay engines for three data centers in process, read back and checked by a router-side
- * consumer. With {@code --serve-demo <bind>} it runs {@link ServeDemo}: one simulated data center behind a real
- * gRPC listener until SIGTERM or SIGINT.
+ * Immutable and thread-safe (no state): the entry point of the stock relay jar ({@code CLI.md}).
  *
- * <p>Usage: {@code java -jar kvrelay-launcher-all.jar [--help | --serve-demo <bind>]}. Exit status of the demo: 0
- * when every prefix answer equals the depth it expects, 1 when one does not or the demo cannot run. Exit status of
- * {@code --serve-demo}: 0 after an orderly stop on SIGTERM/SIGINT, 1 when the relay cannot start or bind or ends on
- * its own. 2 on bad arguments.
+ * <ul>
+ *   <li>{@code kvrelay [relay flags]} — the stock relay: flags over the environment ({@link RelayCommandLine},
+ *       {@code producer.md} §7.1–§7.4), plugins chosen and configured by the runtime environment
+ *       ({@link RuntimeEnvironment}, {@link OpenPlugins}), run by {@link StockRelay} until SIGTERM or SIGINT.
+ *   <li>{@code kvrelay demo [--bind HOST:PORT]} — one in-process DC with simulated workers that keep caching and
+ *       evicting, behind the WAN gRPC server until SIGTERM or SIGINT ({@link ServeDemo}).
+ *   <li>{@code kvrelay demo --self-check} — three DCs in process read back by a router-side consumer, exit 0 only
+ *       if every answer is exact ({@link EmbeddedDemo}).
+ * </ul>
+ *
+ * <p>Exit status ({@code producer.md} §7.6): 0 after {@code --help} or an orderly stop on SIGTERM/SIGINT with no
+ * host or WAN error; 1 for a start failure (plugin missing or refusing its settings, store unreachable, bind
+ * failure, engine refusal, start-time config rules) or a terminal host or transport failure; 2 for argument
+ * errors. Errors go to standard error as {@code kvrelay: <text>}; standard output carries only the lines that say
+ * where to look.
  */
 public final class Main {
-  /** Exit status of a run whose every answer matched, or of an orderly stop. */
+  /** Exit status of an orderly stop, help, or a passed self-check. */
   static final int OK = 0;
-  /** Exit status of a failed self-check, a demo that could not run, or a relay that failed. */
+  /** Exit status of a start failure, a terminal failure or a failed self-check. */
   static final int FAILED = 1;
-  /** Exit status of bad command-line arguments. */
-  static final int USAGE = 2;
+  /** Exit status of argument errors. */
+  static final int USAGE = CommandLineOutcome.ARGUMENT_ERROR;
 
-  static final String SERVE_DEMO = "--serve-demo";
-
-  private static final List<String> USAGE_TEXT = List.of(
-      "usage: java -jar kvrelay-launcher-all.jar [--help | --serve-demo <bind>]",
-      "Without arguments runs the embedded demo: relay engines for us-west, us-east and eu-central in process with",
-      "simulated workers, read back by a router (RelayConsumer); exits 0 when every prefix answer equals the",
-      "expected depth, 1 otherwise.",
-      "--serve-demo <bind>  serves one simulated data center (us-west: in-memory planes, simulated workers) over",
-      "                     gRPC (dynamo.kvrelay.v1.KvEventRelay, health, reflection; plaintext h2c) on <bind>,",
-      "                     a numeric a.b.c.d:port or [ipv6]:port, port 0 = any free port; prints",
-      "                     'kvrelay: serving us-west on <host:port>' once SERVING and runs until SIGTERM or",
-      "                     SIGINT, then stops in order and exits 0 (1 if the relay cannot start or fails).",
-      "Exit status 2: bad arguments.",
-      "The stock launcher CLI (DYN_* environment, plugins, system port) arrives with the launcher issue.");
+  private static final Logger LOG = LoggerFactory.getLogger(Main.class);
 
   private Main() {}
 
-  /**
-   * Runs the chosen mode and exits with its status. The demo ends on its own on success (no thread keeps the JVM
-   * alive); the serving mode installs its SIGTERM/SIGINT handlers ({@link StopSignals}) and always exits explicitly.
-   */
+  /** Parses the process arguments and environment, runs the chosen command and exits with its status. */
   public static void main(String[] args) {
-    boolean serving = args.length > 0 && SERVE_DEMO.equals(args[0]);
-    int status = run(args, System.out, System.err, serve -> StopSignals.install(serve::requestStop, System.err));
-    if (status != OK || serving) {
-      System.exit(status);
-    }
-  }
-
-  /** {@link #run(String[], PrintStream, PrintStream, Consumer)} with no hook for the serving mode. */
-  static int run(String[] args, PrintStream out, PrintStream err) {
-    return run(args, out, err, serve -> { });
+    LogBackend.install();
+    StopRequest stop = new StopRequest();
+    StopSignals.install(stop::request, System.err);
+    int status = run(args, System.getenv(), System.out, System.err, stop, PluginRegistries.load());
+    System.exit(status);
   }
 
   /**
-   * Parses {@code args}, runs the chosen mode printing to {@code out} (errors to {@code err}) and returns the exit
-   * status. {@code onServe} receives the serving run before it starts, to arrange how it is stopped.
+   * Runs {@code args} over {@code env} and returns the exit status; never calls {@link System#exit}.
+   *
+   * @param stop where stop requests come from (signals in {@link #main}; tests request directly)
+   * @param registries where the stock relay's plugins are looked up
    */
-  static int run(String[] args, PrintStream out, PrintStream err, Consumer<ServeDemo> onServe) {
-    if (args.length == 1 && ("--help".equals(args[0]) || "-h".equals(args[0]))) {
-      USAGE_TEXT.forEach(out::println);
+  static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err, StopRequest stop,
+      PluginRegistries registries) {
+    return run(args, env, out, err, stop, registries, Hooks.NONE);
+  }
+
+  /**
+   * Immutable and thread-safe: callbacks into a run.
+   *
+   * @param onRelayStarted receives the stock relay once its engine and gRPC server run, before the serving line
+   * @param onDemo receives the serving demo before it starts
+   */
+  record Hooks(Consumer<StockRelay> onRelayStarted, Consumer<ServeDemo> onDemo) {
+    /** No callbacks. */
+    static final Hooks NONE = new Hooks(relay -> { }, demo -> { });
+  }
+
+  /**
+   * As {@link #run(String[], Map, PrintStream, PrintStream, StopRequest, PluginRegistries)}, with callbacks into
+   * the run ({@link Hooks}: tests use them to reach the engine and the demo).
+   */
+  static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err, StopRequest stop,
+      PluginRegistries registries, Hooks hooks) {
+    CommandLineOutcome outcome = RelayCommandLine.parse(args, env);
+    if (outcome instanceof CommandLineOutcome.Help help) {
+      out.print(help.text());
+      out.flush();
       return OK;
     }
-    if (args.length > 0 && SERVE_DEMO.equals(args[0])) {
-      if (args.length != 2) {
-        err.println(args.length < 2 ? "kvrelay: " + SERVE_DEMO + " needs a bind address"
-            : "kvrelay: unknown argument " + args[2]);
-        USAGE_TEXT.forEach(err::println);
-        return USAGE;
+    if (outcome instanceof CommandLineOutcome.Failure failure) {
+      for (String e : failure.errors()) {
+        err.println("kvrelay: " + e);
       }
-      Optional<BindAddress> bind = BindAddress.tryParse(args[1]);
-      if (bind.isEmpty()) {
-        err.println("kvrelay: " + BindAddress.INVALID_MESSAGE + ": " + args[1]);
-        return USAGE;
+      if (failure.exitCode() == USAGE) {
+        err.println("kvrelay: see 'kvrelay --help'");
       }
-      ServeDemo serve = new ServeDemo(bind.get(), out, err);
-      onServe.accept(serve);
-      try {
-        return serve.run();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        err.println("kvrelay: interrupted");
-        return FAILED;
-      }
+      return failure.exitCode();
     }
-    if (args.length != 0) {
-      err.println("kvrelay: unknown argument " + args[0]);
-      USAGE_TEXT.forEach(err::println);
-      return USAGE;
+    try {
+      if (outcome instanceof CommandLineOutcome.Demo demo) {
+        LogBackend.apply(demo.log());
+        return demo.selfCheck() ? selfCheck(out, err) : serveDemo(demo, out, err, stop, hooks);
+      }
+      CommandLineOutcome.Serve serve = (CommandLineOutcome.Serve) outcome;
+      LogBackend.apply(serve.log());
+      return relay(serve.settings(), RuntimeEnvironment.from(env), out, err, stop, registries, hooks);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      err.println("kvrelay: interrupted");
+      return FAILED;
     }
+  }
+
+  /** The stock relay: plugins, engine, gRPC server; then the system server seam; then wait and stop in order. */
+  private static int relay(RelaySettings settings, RuntimeEnvironment runtime, PrintStream out, PrintStream err,
+      StopRequest stop, PluginRegistries registries, Hooks hooks) throws InterruptedException {
+    if (settings.fileMode()) {
+      err.println("kvrelay: --sources-file (file mode, producer.md §8.2) is not wired to the engine in this build;"
+          + " use discovery mode (--namespaces, --namespace-filter or --watch-all)");
+      return FAILED;
+    }
+    StockRelay relay;
+    try {
+      relay = StockRelay.start(settings.engine(), OpenPlugins.open(runtime, registries), 0);
+    } catch (StartException e) {
+      LOG.error("start failed: {}", e.getMessage());
+      LOG.debug("start failure cause", e);
+      err.println("kvrelay: " + e.getMessage());
+      return FAILED;
+    }
+    try {
+      // Seam (issue 12 item 3): the system HTTP server (dev.kvrelay.launcher.system.SystemServer: DYN_SYSTEM_PORT,
+      // /health, /live, /metrics, /engine/state) starts here, after the engine and the gRPC server, and is handed
+      // to the relay with relay.attach(server) so that it is closed first.
+      hooks.onRelayStarted().accept(relay);
+      String dc = settings.engine().dcName();
+      out.println(relay.boundAddress().map(a -> "kvrelay: serving " + dc + " on " + a)
+          .orElse("kvrelay: running " + dc + " (WAN off: no --bind or DYN_RELAY_BIND)"));
+      out.flush();
+      stop.bind(relay::requestStop);
+      StockRelay.Ended ended = relay.await();
+      if (ended.clean()) {
+        err.println("kvrelay: stopping on " + ended.stopReason());
+      } else {
+        err.println("kvrelay: the relay ended on its own: " + ended.failure());
+      }
+    } finally {
+      relay.close();
+    }
+    StockRelay.Ended outcome = relay.outcome();
+    if (!outcome.clean()) {
+      if (outcome.stopReason() != null) {
+        err.println("kvrelay: the stop recorded a transport error: " + outcome.failure());
+      }
+      return FAILED;
+    }
+    out.println("kvrelay: stopped");
+    out.flush();
+    return OK;
+  }
+
+  private static int serveDemo(CommandLineOutcome.Demo demo, PrintStream out, PrintStream err, StopRequest stop,
+      Hooks hooks) throws InterruptedException {
+    ServeDemo serve = new ServeDemo(demo.bindOrDefault(), out, err);
+    hooks.onDemo().accept(serve);
+    stop.bind(serve::requestStop);
+    return serve.run();
+  }
+
+  private static int selfCheck(PrintStream out, PrintStream err) throws InterruptedException {
     try {
       return new EmbeddedDemo(out, EmbeddedDemo.DEFAULT_DEADLINE).run().exitStatus();
     } catch (DemoException e) {
       err.println("kvrelay: " + e.getMessage());
-      return FAILED;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      err.println("kvrelay: interrupted");
       return FAILED;
     }
   }

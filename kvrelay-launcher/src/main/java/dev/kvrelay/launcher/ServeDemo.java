@@ -7,12 +7,14 @@ import dev.kvrelay.engine.BindAddress;
 import dev.kvrelay.engine.RelayConfigException;
 import dev.kvrelay.engine.RelayEngine;
 import dev.kvrelay.engine.RelayEngineException;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.grpc.server.RelayGrpcServer;
 import dev.kvrelay.spi.discovery.DiscoveryDecodeException;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -20,14 +22,15 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Thread-safe ({@link #requestStop} may be called from any thread, e.g. a signal handler; {@link #run} is called
- * once, on one thread): the {@code --serve-demo} mode, one simulated data center behind a real WAN listener.
+ * once, on one thread): the {@code demo} subcommand, one simulated data center behind a real WAN listener.
  *
  * <p>It starts {@value #DC}'s {@link DemoDataCenter} (a {@code RelayEngine} on the in-memory discovery, event and
  * request planes, with two simulated workers of two ranks each that cache a few prompts), waits until the relay
  * lists the workers' pool, serves the engine with a {@link RelayGrpcServer} on the given bind address and, once the
  * relay service's health is SERVING, prints {@code kvrelay: serving us-west on <host:port>} (the port actually
- * bound). It then runs until {@link #requestStop} is called ({@link Main} calls it on SIGTERM and SIGINT) or the
- * engine ends on its own. The orderly stop (wan-grpc.md §6.3): health NOT_SERVING and {@code shutdownNow} (both
+ * bound) followed by where to look (the pool, the model, how to read it). From then on {@link DemoTraffic} keeps
+ * the workers caching and evicting, so deltas flow. It runs until {@link #requestStop} is called ({@link Main} calls
+ * it on SIGTERM and SIGINT) or the engine ends on its own. The orderly stop (wan-grpc.md §6.3): health NOT_SERVING and {@code shutdownNow} (both
  * done by {@link RelayGrpcServer#close()}), then the engine and its planes are closed, then
  * {@code kvrelay: stopped} is printed and 0 returned. An engine that ends on its own, or a start-up failure, is
  * printed on the error stream and gives 1.
@@ -58,6 +61,8 @@ final class ServeDemo {
   private final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
   /** The running engine, once started (for tests of the failure path). */
   private volatile @Nullable RelayEngine engine;
+  /** The running data center, once started (for tests). */
+  private volatile @Nullable DemoDataCenter running;
 
   /** A serving run on {@code bind}, printing to {@code out} (errors to {@code err}). */
   ServeDemo(BindAddress bind, PrintStream out, PrintStream err) {
@@ -85,6 +90,7 @@ final class ServeDemo {
   int run() throws InterruptedException {
     DemoDataCenter dc = null;
     RelayGrpcServer server = null;
+    DemoTraffic traffic = null;
     try {
       try {
         dc = DemoDataCenter.start(DC, EXPECTED_UNIQUE_BLOCKS, POOL_THREADS);
@@ -100,6 +106,7 @@ final class ServeDemo {
       }
       DemoDataCenter started = dc;
       engine = started.relay();
+      running = started;
       started.relay().terminated().whenComplete((ok, error) -> ended(error, "the relay engine stopped"));
       if (!awaitPool(started)) {
         return stopped();
@@ -118,14 +125,26 @@ final class ServeDemo {
         return Main.FAILED;
       }
       server.terminated().whenComplete((ok, error) -> ended(error, "the WAN transport stopped"));
-      out.println("kvrelay: serving " + DC + " on " + hostPort(bind, server.port()));
+      String where = hostPort(bind, server.port());
+      out.println("kvrelay: serving " + DC + " on " + where);
+      KvPoolDescriptor pool = started.pool(EmbeddedDemo.ENDPOINT).orElseThrow();
+      out.println("kvrelay: pool " + pool.servingEndpoint().dottedName() + " (model " + EmbeddedDemo.MODEL + ", " + WORKERS
+          + " workers x " + RANKS_PER_WORKER + " ranks caching and evicting every " + DemoTraffic.PERIOD_MS + " ms)");
+      out.println("kvrelay: look: gRPC dynamo.kvrelay.v1.KvEventRelay on " + where
+          + " (plaintext h2c; grpc.health.v1 and reflection v1 on the same port), e.g. RelayGrpcClient"
+          + " watchCatalog/subscribePool; stop with SIGTERM or Ctrl-C");
       out.flush();
+      traffic = new DemoTraffic(started.workers());
+      traffic.start();
       wake.await();
       return stopped();
     } catch (DemoException e) {
       err.println("kvrelay: " + e.getMessage());
       return Main.FAILED;
     } finally {
+      if (traffic != null) {
+        traffic.close();
+      }
       // §6.3 order: NOT_SERVING and shutdownNow (RelayGrpcServer.close), then the engine and its planes.
       try {
         if (server != null) {
@@ -137,6 +156,10 @@ final class ServeDemo {
         }
       }
       if (failure.get() == null && stopReason.get() != null) {
+        if (traffic != null) {
+          out.println("kvrelay: demo traffic: " + traffic.storedBlocks() + " blocks stored, " + traffic.removedBlocks()
+              + " removed");
+        }
         out.println("kvrelay: stopped");
         out.flush();
       }
@@ -146,6 +169,12 @@ final class ServeDemo {
   /** The engine this run serves, null before it started (tests: fault injection through the engine test-jar). */
   @Nullable RelayEngine engine() {
     return engine;
+  }
+
+  /** The demo DC's workers, empty before it started (tests). */
+  List<DemoWorker> workers() {
+    DemoDataCenter dc = running;
+    return dc == null ? List.of() : dc.workers();
   }
 
   /** After the latch tripped: 0 for a stop request, 1 (printed) for an engine that ended on its own. */

@@ -172,6 +172,23 @@ class ArchitectureTest {
   }
 
   @Test
+  void pluginsNeverImportTheEngineAndTheLauncherReachesThemOnlyThroughTheirSpi() {
+    String[] plugins = {"dev.kvrelay.discovery..", "dev.kvrelay.eventplane..", "dev.kvrelay.requestplane.."};
+    assertThat(List.of("dev.kvrelay.discovery.etcd", "dev.kvrelay.discovery.kubernetes", "dev.kvrelay.discovery.file",
+        "dev.kvrelay.eventplane.zmq", "dev.kvrelay.eventplane.nats", "dev.kvrelay.requestplane.tcp"))
+        .as("the six plugins' main classes are imported (the launcher depends on all of them)")
+        .allMatch(classes::containPackage);
+    noClasses().that().resideInAnyPackage(plugins)
+        .should().dependOnClassesThat().resideInAnyPackage(ENGINE + "..", GRPC + "..", "dev.kvrelay.launcher..")
+        .because("plugins depend only on their SPI and their client library")
+        .check(classes);
+    noClasses().that().resideInAnyPackage("dev.kvrelay.launcher..")
+        .should().dependOnClassesThat().resideInAnyPackage(plugins)
+        .because("the launcher finds plugins through the SPI registries (ServiceLoader), by name")
+        .check(classes);
+  }
+
+  @Test
   void theProducerSideNeverImportsTheConsumerSide() {
     noClasses().that().resideInAnyPackage(ENGINE + ".membership..", ENGINE + ".topology..", ENGINE + ".catalog..",
             ENGINE + ".load..", ENGINE + ".actor..", ENGINE + ".recovery..", ENGINE + ".hub..", ENGINE + ".stream..")

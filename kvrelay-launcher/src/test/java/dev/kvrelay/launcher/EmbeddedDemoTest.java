@@ -53,14 +53,14 @@ class EmbeddedDemoTest {
     int status;
     try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
         PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-      status = Main.run(args, o, e);
+      status = Main.run(args, Map.of(), o, e, new StopRequest(), PluginRegistries.load());
     }
     return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   @Test
   void demoExitsZeroAndEveryPrintedDepthEqualsTheHandDerivedDepth() {
-    Run r = run();
+    Run r = run("demo", "--self-check");
 
     assertThat(r.status()).as("exit status; stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
     List<String> lines = r.out().lines().toList();
@@ -103,7 +103,7 @@ class EmbeddedDemoTest {
   void demoStopsEveryThreadItStarted() throws InterruptedException {
     Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
 
-    Run r = run();
+    Run r = run("demo", "--self-check");
 
     assertThat(r.status()).as("exit status; stderr:%n%s", r.err()).isZero();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
@@ -123,21 +123,23 @@ class EmbeddedDemoTest {
   }
 
   @Test
-  void helpPrintsUsageAndPointsAtTheLauncherIssue() {
+  void helpPrintsTheRelayUsageWithTheDemoSubcommand() {
     Run r = run("--help");
 
     assertThat(r.status()).isZero();
-    assertThat(r.out()).startsWith("usage: java -jar kvrelay-launcher-all.jar [--help | --serve-demo <bind>]")
-        .contains("arrives with the launcher issue");
+    assertThat(r.out()).contains("Dynamo DC-scoped KV Relay", "--dc-id", "--log-level", "demo");
     assertThat(r.out()).doesNotContain("prefix matches");
+    Run demo = run("demo", "--help");
+    assertThat(demo.status()).isZero();
+    assertThat(demo.out()).contains("--bind", "--self-check", "127.0.0.1:5561");
   }
 
   @Test
-  void unknownArgumentExitsWithStatusTwoWithoutRunningTheDemo() {
-    Run r = run("--dc-id", "x");
+  void noArgumentsWithoutDynDcIdIsAnArgumentErrorAndNeverTheDemo() {
+    Run r = run();
 
     assertThat(r.status()).isEqualTo(2);
-    assertThat(r.err()).contains("unknown argument --dc-id").contains("usage:");
+    assertThat(r.err()).startsWith("kvrelay: --dc-id or DYN_DC_ID is required" + System.lineSeparator());
     assertThat(r.out()).isEmpty();
   }
 

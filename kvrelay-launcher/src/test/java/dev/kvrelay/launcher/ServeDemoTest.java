@@ -10,13 +10,14 @@ import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** {@code --serve-demo} argument parsing and the serving run in process (stopped through its stop request). */
+/** The {@code demo} subcommand in process: argument errors, the serving run, its stop and its failure paths. */
 @Timeout(60)
 class ServeDemoTest {
 
@@ -29,48 +30,35 @@ class ServeDemoTest {
     int status;
     try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
         PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-      status = Main.run(args, o, e, serve -> {
-        throw new AssertionError("the serving run must not start for " + String.join(" ", args));
-      });
+      status = Main.run(args, Map.of(), o, e, new StopRequest(), PluginRegistries.load());
     }
     return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   @Test
-  void serveDemoWithoutABindAddressIsAUsageError() {
-    Run r = run("--serve-demo");
+  void demoWithoutABindValueIsAUsageError() {
+    Run r = run("demo", "--bind");
     assertThat(r.status()).isEqualTo(2);
-    assertThat(r.err()).startsWith("kvrelay: --serve-demo needs a bind address\nusage: ");
+    assertThat(r.err()).startsWith("kvrelay: Missing required parameter for option '--bind'");
     assertThat(r.out()).isEmpty();
   }
 
   @Test
   void badBindAddressesExit2WithTheUpstreamMessage() {
-    for (String bad : new String[] {"localhost:5561", "127.0.0.1", "127.0.0.1:65536", "", "[::1%eth0]:5561",
+    for (String bad : new String[] {"localhost:5561", "127.0.0.1", "127.0.0.1:65536", "[::1%eth0]:5561",
         "01.2.3.4:5561", "::1:5561"}) {
-      Run r = run("--serve-demo", bad);
+      Run r = run("demo", "--bind", bad);
       assertThat(r.status()).as("status for %s", bad).isEqualTo(2);
-      assertThat(r.err()).as("error for %s", bad)
-          .isEqualTo("kvrelay: invalid KV DC Relay bind address: " + bad + System.lineSeparator());
+      assertThat(r.err()).as("error for %s", bad).startsWith("kvrelay: invalid KV DC Relay bind address"
+          + System.lineSeparator());
     }
   }
 
   @Test
-  void anExtraArgumentAfterTheBindAddressIsAUsageError() {
-    Run r = run("--serve-demo", "127.0.0.1:0", "--verbose");
+  void theOldServeDemoFlagIsGone() {
+    Run r = run("--serve-demo", "127.0.0.1:0");
     assertThat(r.status()).isEqualTo(2);
-    assertThat(r.err()).startsWith("kvrelay: unknown argument --verbose\nusage: ");
-  }
-
-  @Test
-  void helpDescribesBothModesAndOtherArgumentsStayUsageErrors() {
-    Run help = run("--help");
-    assertThat(help.status()).isZero();
-    assertThat(help.out()).contains("[--help | --serve-demo <bind>]", "kvrelay: serving us-west on <host:port>",
-        "SIGTERM");
-    Run unknown = run("--serve");
-    assertThat(unknown.status()).isEqualTo(2);
-    assertThat(unknown.err()).startsWith("kvrelay: unknown argument --serve\n");
+    assertThat(r.err()).startsWith("kvrelay: Unknown options: '--serve-demo', '127.0.0.1:0'");
   }
 
   @Test
@@ -85,72 +73,79 @@ class ServeDemoTest {
   @Test
   void aStopRequestEndsTheServingRunInOrderWithStatus0() throws Exception {
     Serving run = Serving.start();
-    ByteArrayOutputStream out = run.out();
-    ByteArrayOutputStream err = run.err();
-    AtomicReference<ServeDemo> serve = run.serve();
-    CompletableFuture<Integer> status = run.status();
-    assertThat(out.toString(StandardCharsets.UTF_8)).doesNotContain("kvrelay: serving us-west on 127.0.0.1:0\n");
-    assertThat(status).as("serves until asked to stop").isNotDone();
+    assertThat(run.status()).as("serves until asked to stop").isNotDone();
+    assertThat(run.out().toString(StandardCharsets.UTF_8))
+        .contains("kvrelay: pool dynamo.backend.generate (model meta-llama/Llama-3.1-8B-Instruct, 2 workers x 2 ranks")
+        .contains("kvrelay: look: gRPC dynamo.kvrelay.v1.KvEventRelay on 127.0.0.1:");
 
-    serve.get().requestStop("test");
+    run.stop().request("test");
 
-    assertThat(status.get(10, TimeUnit.SECONDS)).as("stderr %s", err).isZero();
-    assertThat(out.toString(StandardCharsets.UTF_8)).matches(
-        "kvrelay: serving us-west on 127\\.0\\.0\\.1:[1-9][0-9]*\\Rkvrelay: stopped\\R");
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("kvrelay: stopping on test");
+    assertThat(run.status().get(10, TimeUnit.SECONDS)).as("stderr %s", run.err()).isZero();
+    assertThat(run.out().toString(StandardCharsets.UTF_8)).matches(
+        "(?s)kvrelay: serving us-west on 127\\.0\\.0\\.1:[1-9][0-9]*\\R.*kvrelay: demo traffic: \\d+ blocks stored,"
+            + " \\d+ removed\\Rkvrelay: stopped\\R");
+    assertThat(run.err().toString(StandardCharsets.UTF_8)).contains("kvrelay: stopping on test");
+  }
+
+  @Test
+  void theDemoTrafficKeepsCachingAndEvicting() throws Exception {
+    Serving run = Serving.start();
+    DemoTraffic traffic = new DemoTraffic(run.serve().get().workers());
+    // Steps on this thread (the demo's own traffic runs too; the workers are thread-safe): both kinds happen.
+    for (int i = 0; i < 200 && (traffic.storedBlocks() == 0 || traffic.removedBlocks() == 0); i++) {
+      traffic.step();
+    }
+    assertThat(traffic.storedBlocks()).as("blocks stored").isPositive();
+    assertThat(traffic.removedBlocks()).as("blocks removed").isPositive();
+    run.stop().request("test");
+    assertThat(run.status().get(10, TimeUnit.SECONDS)).isZero();
   }
 
   @Test
   void anEngineThatEndsOnItsOwnExits1WithTheErrorPrinted() throws Exception {
     Serving run = Serving.start();
-    ByteArrayOutputStream out = run.out();
-    ByteArrayOutputStream err = run.err();
-    AtomicReference<ServeDemo> serve = run.serve();
-    CompletableFuture<Integer> status = run.status();
-    RelayEngine engine = serve.get().engine();
+    RelayEngine engine = run.serve().get().engine();
     assertThat(engine).isNotNull();
 
     EngineFaults.failHost(engine, new IllegalStateException("load window publisher failed"));
 
-    assertThat(status.get(10, TimeUnit.SECONDS)).as("stderr %s", err).isEqualTo(1);
-    assertThat(err.toString(StandardCharsets.UTF_8))
+    assertThat(run.status().get(10, TimeUnit.SECONDS)).as("stderr %s", run.err()).isEqualTo(1);
+    assertThat(run.err().toString(StandardCharsets.UTF_8))
         .contains("kvrelay: the relay ended on its own: ")
         .contains("load window publisher failed");
-    assertThat(out.toString(StandardCharsets.UTF_8)).as("no orderly-stop line").doesNotContain("kvrelay: stopped");
+    assertThat(run.out().toString(StandardCharsets.UTF_8)).as("no orderly-stop line").doesNotContain("kvrelay: stopped");
   }
 
   @Test
   void anAddressThatCannotBeBoundExits1() throws Exception {
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      ByteArrayOutputStream err = new ByteArrayOutputStream();
-      int status = Main.run(new String[] {"--serve-demo", "127.0.0.1:" + taken.getLocalPort()},
-          new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-      assertThat(status).isEqualTo(1);
-      assertThat(err.toString(StandardCharsets.UTF_8))
-          .startsWith("kvrelay: cannot serve on 127.0.0.1:" + taken.getLocalPort() + ": ");
-      assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
+      Run r = run("demo", "--bind", "127.0.0.1:" + taken.getLocalPort());
+      assertThat(r.status()).isEqualTo(1);
+      assertThat(r.err()).startsWith("kvrelay: cannot serve on 127.0.0.1:" + taken.getLocalPort() + ": ");
+      assertThat(r.out()).isEmpty();
     }
   }
 
-  /** A {@code --serve-demo 127.0.0.1:0} run in the background, once its serving line was printed. */
+  /** A {@code demo --bind 127.0.0.1:0} run in the background, once its serving lines were printed. */
   private record Serving(ByteArrayOutputStream out, ByteArrayOutputStream err, AtomicReference<ServeDemo> serve,
-      CompletableFuture<Integer> status) {
+      StopRequest stop, CompletableFuture<Integer> status) {
     static Serving start() throws InterruptedException {
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       ByteArrayOutputStream err = new ByteArrayOutputStream();
       AtomicReference<ServeDemo> serve = new AtomicReference<>();
       PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
       PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
-      CompletableFuture<Integer> status = CompletableFuture.supplyAsync(
-          () -> Main.run(new String[] {"--serve-demo", "127.0.0.1:0"}, o, e, serve::set));
+      StopRequest stop = new StopRequest();
+      CompletableFuture<Integer> status = CompletableFuture.supplyAsync(() -> Main.run(
+          new String[] {"demo", "--bind", "127.0.0.1:0"}, Map.of(), o, e, stop, PluginRegistries.load(),
+          new Main.Hooks(relay -> { }, serve::set)));
       long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (!out.toString(StandardCharsets.UTF_8).contains("kvrelay: serving us-west on 127.0.0.1:")) {
+      while (!out.toString(StandardCharsets.UTF_8).contains("kvrelay: look: ")) {
         assertThat(status).as("still serving; stderr %s", err).isNotDone();
-        assertThat(System.nanoTime()).as("serving line within 30 s; stderr %s", err).isLessThan(until);
+        assertThat(System.nanoTime()).as("serving lines within 30 s; stderr %s", err).isLessThan(until);
         Thread.sleep(10);
       }
-      return new Serving(out, err, serve, status);
+      return new Serving(out, err, serve, stop, status);
     }
   }
 }

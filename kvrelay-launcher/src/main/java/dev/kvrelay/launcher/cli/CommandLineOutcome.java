@@ -20,23 +20,39 @@ public sealed interface CommandLineOutcome {
    * Immutable: run the relay with {@code settings}.
    *
    * @param settings the validated configuration
+   * @param log the log levels asked for ({@code --log-level}, {@code DYN_LOG})
    */
-  record Serve(RelaySettings settings) implements CommandLineOutcome {
-    /** Checks that the settings are present. */
+  record Serve(RelaySettings settings, LogSettings log) implements CommandLineOutcome {
+    /** Checks that the components are present. */
     public Serve {
       Objects.requireNonNull(settings, "settings");
+      Objects.requireNonNull(log, "log");
     }
   }
 
   /**
-   * Immutable: run the embedded demo ({@code demo [--bind HOST:PORT]}).
+   * Immutable: run the embedded demo ({@code demo [--bind HOST:PORT]}, or {@code demo --self-check}).
    *
-   * @param bind where the demo DC serves WAN gRPC; empty for the self-checking in-process run
+   * @param bind where the demo DC serves WAN gRPC; empty: {@link #DEFAULT_BIND} (unused with {@code selfCheck})
+   * @param selfCheck run the three-DC self-checking demo in process and exit (no listener)
+   * @param log the log levels asked for ({@code --log-level}, {@code DYN_LOG})
    */
-  record Demo(Optional<BindAddress> bind) implements CommandLineOutcome {
-    /** Checks that the bind option is present (possibly empty). */
+  record Demo(Optional<BindAddress> bind, boolean selfCheck, LogSettings log) implements CommandLineOutcome {
+    /** Where {@code demo} serves without {@code --bind}: the seed's gRPC port on loopback. */
+    public static final String DEFAULT_BIND = "127.0.0.1:5561";
+
+    /** Checks that the components are present and that the self-check takes no bind address. */
     public Demo {
       Objects.requireNonNull(bind, "bind");
+      Objects.requireNonNull(log, "log");
+      if (selfCheck && bind.isPresent()) {
+        throw new IllegalArgumentException("the self-check takes no bind address");
+      }
+    }
+
+    /** The address the serving demo binds: {@link #bind()} or {@link #DEFAULT_BIND}. */
+    public BindAddress bindOrDefault() {
+      return bind.orElseGet(() -> BindAddress.tryParse(DEFAULT_BIND).orElseThrow());
     }
   }
 

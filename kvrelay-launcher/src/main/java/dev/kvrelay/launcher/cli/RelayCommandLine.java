@@ -54,6 +54,7 @@ public final class RelayCommandLine {
   static final String PREFIXES_OUTSIDE = "endpoint prefixes must be inside the selected namespaces";
   static final String ENV_SCOPE_EXCLUSIVE = "DYN_RELAY_NAMESPACES and DYN_RELAY_WATCH_ALL are mutually exclusive";
   static final String DEMO_WITH_RELAY_FLAGS = "demo does not take the relay's flags";
+  static final String SELF_CHECK_WITH_BIND = "demo --self-check does not take --bind";
   /** Upper bound of the configured connection revision in UTF-8 bytes ({@code producer.md} §8.2). */
   static final int MAX_CONNECTION_REVISION_BYTES = 512;
 
@@ -103,9 +104,24 @@ public final class RelayCommandLine {
       if (relay.anyRelayFlag()) {
         return CommandLineOutcome.Failure.argument(DEMO_WITH_RELAY_FLAGS);
       }
-      return demo(demo.getCommand());
+      DemoOptions d = demo.getCommand();
+      LogSettings log;
+      try {
+        log = LogSettings.of(d.logLevel != null ? d.logLevel : relay.logLevel, env.get(LogSettings.ENV));
+      } catch (IllegalArgumentException e) {
+        return CommandLineOutcome.Failure.argument(e.getMessage());
+      }
+      return demo(d, log);
     }
-    return relay(relay, env);
+    LogSettings log;
+    try {
+      log = LogSettings.of(relay.logLevel, env.get(LogSettings.ENV));
+    } catch (IllegalArgumentException e) {
+      return CommandLineOutcome.Failure.argument(e.getMessage());
+    }
+    CommandLineOutcome outcome = relay(relay, env);
+    return outcome instanceof CommandLineOutcome.Serve serve
+        ? new CommandLineOutcome.Serve(serve.settings(), log) : outcome;
   }
 
   /** The usage text of the relay command. */
@@ -121,9 +137,12 @@ public final class RelayCommandLine {
     return cli;
   }
 
-  private static CommandLineOutcome demo(DemoOptions demo) {
+  private static CommandLineOutcome demo(DemoOptions demo, LogSettings log) {
+    if (demo.selfCheck && demo.bind != null) {
+      return CommandLineOutcome.Failure.argument(SELF_CHECK_WITH_BIND);
+    }
     if (demo.bind == null) {
-      return new CommandLineOutcome.Demo(Optional.empty());
+      return new CommandLineOutcome.Demo(Optional.empty(), demo.selfCheck, log);
     }
     if (PythonText.isBlank(demo.bind)) {
       return CommandLineOutcome.Failure.argument(BIND_EMPTY);
@@ -132,7 +151,7 @@ public final class RelayCommandLine {
     if (bind.isEmpty()) {
       return CommandLineOutcome.Failure.argument(BindAddress.INVALID_MESSAGE);
     }
-    return new CommandLineOutcome.Demo(bind);
+    return new CommandLineOutcome.Demo(bind, false, log);
   }
 
   private static CommandLineOutcome relay(RelayOptions o, Map<String, String> env) {
@@ -240,7 +259,7 @@ public final class RelayCommandLine {
     }
     try {
       RelayEngineConfig config = RelayEngineConfig.fromEnvironment(composed);
-      return new CommandLineOutcome.Serve(new RelaySettings(config, sourcesFile, revision));
+      return new CommandLineOutcome.Serve(new RelaySettings(config, sourcesFile, revision), LogSettings.DEFAULT);
     } catch (RelayConfigException e) {
       return render(e.violations(), o);
     }

@@ -45,6 +45,11 @@ final class RelayOptions {
           + " (env DYN_RELAY_CONNECTION_REVISION pins its connectionRevision)")
   @Nullable String sourcesFile;
 
+  @Option(names = "--log-level", paramLabel = "LEVEL",
+      description = "Root log level: trace, debug, info, warn, error, off (over env DYN_LOG, which also takes"
+          + " logger=level items)")
+  @Nullable String logLevel;
+
   @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit")
   boolean help;
 

@@ -347,7 +347,54 @@ class RelayCommandLineTest {
 
   @Test
   void demoSubcommandWithoutBind() {
-    assertThat(parse(List.of("demo"), env())).isEqualTo(new CommandLineOutcome.Demo(Optional.empty()));
+    CommandLineOutcome out = parse(List.of("demo"), env());
+    assertThat(out).isEqualTo(new CommandLineOutcome.Demo(Optional.empty(), false, LogSettings.DEFAULT));
+    assertThat(((CommandLineOutcome.Demo) out).bindOrDefault().text()).isEqualTo("127.0.0.1:5561");
+  }
+
+  @Test
+  void demoSelfCheckIsExplicitAndTakesNoBind() {
+    assertThat(parse(List.of("demo", "--self-check"), env()))
+        .isEqualTo(new CommandLineOutcome.Demo(Optional.empty(), true, LogSettings.DEFAULT));
+    CommandLineOutcome.Failure f = failure(List.of("demo", "--self-check", "--bind", "127.0.0.1:0"), env());
+    assertThat(f.message()).isEqualTo("demo --self-check does not take --bind");
+    assertThat(f.exitCode()).isEqualTo(2);
+  }
+
+  @Test
+  void logLevelFlagSetsTheRootLevelOverDynLogAndKeepsItsLoggerItems() {
+    CommandLineOutcome out = parse(List.of("--dc-id", "dc-a", "--log-level", "DEBUG"),
+        env("DYN_LOG", "warn, dev.kvrelay.engine=trace,io.grpc=Warning"));
+    assertThat(out).isInstanceOf(CommandLineOutcome.Serve.class);
+    LogSettings log = ((CommandLineOutcome.Serve) out).log();
+    assertThat(log.rootLevel()).hasValue("debug");
+    assertThat(log.loggerLevels()).containsExactly(Map.entry("dev.kvrelay.engine", "trace"), Map.entry("io.grpc", "warn"));
+  }
+
+  @Test
+  void dynLogAloneSetsTheRootLevelAndUnsetMeansTheConfigDefaults() {
+    assertThat(((CommandLineOutcome.Serve) parse(DC, env("DYN_LOG", "error"))).log().rootLevel()).hasValue("error");
+    assertThat(((CommandLineOutcome.Serve) parse(DC, env())).log()).isEqualTo(LogSettings.DEFAULT);
+  }
+
+  @Test
+  void logLevelWorksBeforeAndAfterDemo() {
+    CommandLineOutcome before = parse(List.of("--log-level", "warn", "demo"), env());
+    CommandLineOutcome after = parse(List.of("demo", "--log-level", "error"), env("DYN_LOG", "debug"));
+    assertThat(((CommandLineOutcome.Demo) before).log().rootLevel()).hasValue("warn");
+    assertThat(((CommandLineOutcome.Demo) after).log().rootLevel()).hasValue("error");
+  }
+
+  @Test
+  void badLogLevelsAreArgumentErrors() {
+    CommandLineOutcome.Failure flag = failure(List.of("--dc-id", "dc-a", "--log-level", "loud"), env());
+    assertThat(flag.message()).isEqualTo(
+        "argument --log-level: invalid level 'loud' (choose from trace, debug, info, warn, error, off)");
+    assertThat(flag.exitCode()).isEqualTo(2);
+    CommandLineOutcome.Failure dynLog = failure(DC, env("DYN_LOG", "dev.kvrelay=verbose"));
+    assertThat(dynLog.message()).isEqualTo(
+        "DYN_LOG: invalid level 'verbose' (choose from trace, debug, info, warn, error, off)");
+    assertThat(failure(DC, env("DYN_LOG", "=debug")).message()).isEqualTo("DYN_LOG: item '=debug' has no logger name");
   }
 
   @Test
