@@ -3,6 +3,7 @@ package dev.kvrelay.engine;
 import static dev.kvrelay.engine.RelayHarness.card;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.kvrelay.api.RelayErrorReason;
@@ -62,7 +63,12 @@ class MtlsSidecarTest {
 
   @BeforeAll
   static void start() throws Exception {
-    assumeThat(Files.isExecutable(NginxSidecar.NGINX)).as("Debian nginx (.ci/run installs it)").isTrue();
+    if (!Files.isExecutable(NginxSidecar.NGINX)) {
+      if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+        fail("CI=true but " + NginxSidecar.NGINX + " is missing (apt-get install nginx)");
+      }
+      assumeThat(false).as("Debian nginx not installed; test skipped").isTrue();
+    }
     RelayEngineConfig config = RelayEngineConfig.builder().dcId("dc-a").watchAll(true).expectedUniqueBlocks(4096)
         .bind("127.0.0.1:0")
         .set(RelayConfigKey.POOL_HEARTBEAT_INTERVAL_MS, HEARTBEAT_MS)
@@ -112,7 +118,8 @@ class MtlsSidecarTest {
       CatalogUpdate first = awaitCatalog(catalog, u -> !u.pools().isEmpty());
       assertThat(first.relay()).isEqualTo(relay.engine.identity());
       // digests are byte arrays: compare by content
-      assertThat(first.pools()).usingRecursiveFieldByFieldElementComparator().containsExactlyElementsOf(wires(relay.engine.catalog().pools()));
+      assertThat(first.pools()).usingRecursiveFieldByFieldElementComparator()
+          .containsExactlyElementsOf(wires(relay.engine.catalog().pools()));
 
       // snapshot, then deltas on the same stream, equal to the workers' live blocks (exact model)
       RelayStream<PoolFrame> frames =

@@ -41,9 +41,10 @@ import org.jspecify.annotations.Nullable;
  * Thread-safe: any method may be called from any thread. A remote relay ({@code dynamo.kvrelay.v1.KvEventRelay})
  * as a {@link RelaySource}: each method opens the matching server-streaming RPC over one HTTP/2 channel — plaintext
  * (h2c) by default, TLS with an optional client certificate when the builder is given TLS material (the mTLS sidecar
- * of {@code docs/mtls-sidecar.md}; the relay itself has no TLS, wan-grpc.md §6) — and returns it as a pull-based {@link RelayStream} with manual inbound flow control: at most
- * {@link Builder#inboundQueueBound bound} messages are ever requested and not yet consumed, so a consumer that
- * stops polling stops the server at its {@code isReady}.
+ * of {@code docs/mtls-sidecar.md}; the relay itself has no TLS, wan-grpc.md §6) — and returns it as a pull-based
+ * {@link RelayStream} with manual inbound flow control: at most {@link Builder#inboundQueueBound bound} messages
+ * are ever requested and not yet consumed, so a consumer that stops polling stops the server at its
+ * {@code isReady}.
  *
  * <p>Values are decoded with {@link WireCodec}: catalog updates and pool frames keep their envelope for the engine
  * views to check; readiness and load values carry none, so their envelope is checked here and a failure ends the
