@@ -20,11 +20,17 @@ import dev.kvrelay.grpc.wire.RelayStatus;
 import dev.kvrelay.grpc.wire.WireCodec;
 import dev.kvrelay.grpc.wire.ZstdCodec;
 import io.grpc.CallOptions;
+import io.grpc.ChannelCredentials;
+import io.grpc.Grpc;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.MethodDescriptor;
 import io.grpc.StatusRuntimeException;
+import io.grpc.TlsChannelCredentials;
 import io.grpc.stub.ClientCalls;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -33,10 +39,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Thread-safe: any method may be called from any thread. A remote relay ({@code dynamo.kvrelay.v1.KvEventRelay})
- * as a {@link RelaySource}: each method opens the matching server-streaming RPC over one plaintext HTTP/2 (h2c)
- * channel and returns it as a pull-based {@link RelayStream} with manual inbound flow control: at most
- * {@link Builder#inboundQueueBound bound} messages are ever requested and not yet consumed, so a consumer that
- * stops polling stops the server at its {@code isReady}.
+ * as a {@link RelaySource}: each method opens the matching server-streaming RPC over one HTTP/2 channel — plaintext
+ * (h2c) by default, TLS with an optional client certificate when the builder is given TLS material (the mTLS sidecar
+ * of {@code docs/mtls-sidecar.md}; the relay itself has no TLS, wan-grpc.md §6) — and returns it as a pull-based
+ * {@link RelayStream} with manual inbound flow control: at most {@link Builder#inboundQueueBound bound} messages
+ * are ever requested and not yet consumed, so a consumer that stops polling stops the server at its
+ * {@code isReady}.
  *
  * <p>Values are decoded with {@link WireCodec}: catalog updates and pool frames keep their envelope for the engine
  * views to check; readiness and load values carry none, so their envelope is checked here and a failure ends the
@@ -76,8 +84,7 @@ public final class RelayGrpcClient implements RelaySource, AutoCloseable {
       this.channel = b.channel;
       this.ownsChannel = false;
     } else {
-      this.channel = ManagedChannelBuilder.forTarget(Objects.requireNonNull(b.target))
-          .usePlaintext()
+      this.channel = channelBuilder(b)
           .maxInboundMessageSize(maxInbound)
           .compressorRegistry(ZstdCodec.compressors())
           .decompressorRegistry(ZstdCodec.decompressors(b.acceptZstd))
@@ -87,6 +94,21 @@ public final class RelayGrpcClient implements RelaySource, AutoCloseable {
     this.options = CallOptions.DEFAULT.withMaxInboundMessageSize(maxInbound);
     this.queueBound = b.queueBound == null ? DEFAULT_INBOUND_QUEUE_BOUND : b.queueBound;
     this.infoDeadline = b.infoDeadline == null ? DEFAULT_INFO_DEADLINE : b.infoDeadline;
+  }
+
+  /** A plaintext builder for the target, or a TLS one when the builder holds TLS material. */
+  private static ManagedChannelBuilder<?> channelBuilder(Builder b) {
+    String target = Objects.requireNonNull(b.target);
+    ChannelCredentials tls = b.tlsCredentials();
+    if (tls == null) {
+      return ManagedChannelBuilder.forTarget(target).usePlaintext();
+    }
+    try {
+      return Grpc.newChannelBuilder(target, tls);
+    } catch (RuntimeException e) {
+      // grpc-netty builds the SslContext here: an unreadable certificate or key surfaces now, not at the first call
+      throw new IllegalArgumentException("TLS material for " + target + " is not usable: " + e.getMessage(), e);
+    }
   }
 
   /** A new set-once builder: exactly one of {@link Builder#target} and {@link Builder#channel} is required. */
@@ -237,8 +259,69 @@ public final class RelayGrpcClient implements RelaySource, AutoCloseable {
     private @Nullable Duration infoDeadline;
     private boolean acceptZstd;
     private boolean acceptZstdSet;
+    private @Nullable Path trustCertificates;
+    private @Nullable Path clientCertificateChain;
+    private @Nullable Path clientPrivateKey;
 
     private Builder() {}
+
+    /**
+     * Switches the {@link #target} channel to TLS and trusts only the PEM certificates in {@code caBundle} (the
+     * sidecar's CA) instead of the JDK's default trust store. The server's certificate must also name the target's
+     * host (a DNS or IP subject alternative name). Not combinable with {@link #channel}.
+     *
+     * @throws IllegalArgumentException if the file is not a readable regular file
+     */
+    public Builder trustCertificates(Path caBundle) {
+      once(trustCertificates == null, "trustCertificates");
+      this.trustCertificates = readable(caBundle, "trust bundle");
+      return this;
+    }
+
+    /**
+     * Switches the {@link #target} channel to TLS and presents this client certificate (PEM chain, leaf first) with
+     * its unencrypted PKCS#8 PEM private key ({@code -----BEGIN PRIVATE KEY-----}, as {@code openssl genpkey}
+     * writes it) when the server asks for one. Without {@link #trustCertificates} the server is checked against the
+     * JDK's default trust store. Not combinable with {@link #channel}.
+     *
+     * @throws IllegalArgumentException if a file is not a readable regular file
+     */
+    public Builder clientCertificate(Path certificateChain, Path privateKey) {
+      once(clientCertificateChain == null, "clientCertificate");
+      this.clientCertificateChain = readable(certificateChain, "client certificate chain");
+      this.clientPrivateKey = readable(privateKey, "client private key");
+      return this;
+    }
+
+    private static Path readable(Path file, String what) {
+      if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+        throw new IllegalArgumentException(what + " " + file + " is not a readable file");
+      }
+      return file;
+    }
+
+    private boolean tls() {
+      return trustCertificates != null || clientCertificateChain != null;
+    }
+
+    /** The TLS credentials of the target channel, or null for plaintext. */
+    private @Nullable ChannelCredentials tlsCredentials() {
+      if (!tls()) {
+        return null;
+      }
+      TlsChannelCredentials.Builder creds = TlsChannelCredentials.newBuilder();
+      try {
+        if (trustCertificates != null) {
+          creds.trustManager(trustCertificates.toFile());
+        }
+        if (clientCertificateChain != null) {
+          creds.keyManager(clientCertificateChain.toFile(), Objects.requireNonNull(clientPrivateKey).toFile());
+        }
+      } catch (IOException e) {
+        throw new IllegalArgumentException("cannot read TLS material: " + e.getMessage(), e);
+      }
+      return creds.build();
+    }
 
     /**
      * Whether to advertise zstd in {@code grpc-accept-encoding}, so that the relay compresses its responses
@@ -254,7 +337,10 @@ public final class RelayGrpcClient implements RelaySource, AutoCloseable {
       return this;
     }
 
-    /** The relay's {@code host:port} (plaintext h2c); exclusive with {@link #channel}. */
+    /**
+     * The relay's {@code host:port} (plaintext h2c, or TLS with {@link #trustCertificates} /
+     * {@link #clientCertificate}); exclusive with {@link #channel}.
+     */
     public Builder target(String target) {
       once(this.target == null && this.channel == null, "target/channel");
       if (target.isBlank()) {
@@ -308,11 +394,17 @@ public final class RelayGrpcClient implements RelaySource, AutoCloseable {
     /**
      * The client.
      *
-     * @throws IllegalStateException if neither a target nor a channel was given
+     * @throws IllegalStateException if neither a target nor a channel was given, or TLS material was given with a
+     *     caller's channel (that channel carries its own credentials)
+     * @throws IllegalArgumentException if the TLS material cannot be loaded (not PEM, key not PKCS#8, key and
+     *     certificate do not match)
      */
     public RelayGrpcClient build() {
       if (target == null && channel == null) {
         throw new IllegalStateException("a target or a channel is required");
+      }
+      if (channel != null && tls()) {
+        throw new IllegalStateException("TLS options apply to a target channel, not to a caller's channel");
       }
       return new RelayGrpcClient(this);
     }
