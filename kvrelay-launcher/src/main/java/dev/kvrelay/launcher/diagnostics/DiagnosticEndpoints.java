@@ -1,5 +1,9 @@
 package dev.kvrelay.launcher.diagnostics;
 
+import dev.kvrelay.launcher.health.RelayHealth;
+import dev.kvrelay.launcher.health.WanStatus;
+import dev.kvrelay.launcher.health.SourcesStatus;
+import dev.kvrelay.launcher.health.HealthSource;
 import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.json.JsonValue;
 import dev.kvrelay.engine.RelayEngine;
@@ -32,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * <p>Requests and answers (JSON, one response item each, plugins-wire §1.4):
  * <ul>
  *   <li>{@code health}: any body (the runtime's health check sends {@code {"text":"health"}}) →
- *       {@link RelayHealth#toJson()};
+ *       {@link HealthDocument};
  *   <li>{@code stats}: any body → the stats object ({@link StatsDocument});
  *   <li>{@code snapshot}: {@code {"serving_endpoint":"ns.comp.ep"}} (or {@code "ns/comp/ep"}) → one pool's raw
  *       buckets ({@link PoolSnapshots}).
@@ -129,7 +133,7 @@ public final class DiagnosticEndpoints implements AutoCloseable {
     }
     DiagnosticEndpoints d = new DiagnosticEndpoints(component, server, registrar, records, paths);
     Map<String, Answer> answers = Map.of(
-        DiagnosticComponent.HEALTH, request -> health.health().toJson(),
+        DiagnosticComponent.HEALTH, request -> HealthDocument.of(health.health()),
         DiagnosticComponent.STATS, request -> StatsDocument.of(component.dcId(), engine.stats()),
         DiagnosticComponent.SNAPSHOT, snapshots::read);
     for (int i = 0; i < paths.size(); i++) {

@@ -1,5 +1,7 @@
 package dev.kvrelay.launcher.system;
 
+import dev.kvrelay.launcher.health.WanStatus;
+import dev.kvrelay.launcher.health.SourcesStatus;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;

@@ -1,5 +1,7 @@
 package dev.kvrelay.launcher.system;
 
+import dev.kvrelay.launcher.health.RelayHealth;
+import dev.kvrelay.launcher.health.SourcesStatus;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.ByteArrayOutputStream;

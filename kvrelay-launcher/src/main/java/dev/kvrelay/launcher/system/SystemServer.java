@@ -1,5 +1,6 @@
 package dev.kvrelay.launcher.system;
 
+import dev.kvrelay.launcher.health.RelayHealth;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.kvrelay.engine.RelayEngine;
@@ -140,7 +141,7 @@ public final class SystemServer implements AutoCloseable {
 
   /** The relay health object now (producer §7.5), as health and live compute it. */
   public RelayHealth health() {
-    return RelayHealth.read(engine, engine.stats(), info, shuttingDown);
+    return RelayHealth.read(engine, info.sources(), info.wan(), shuttingDown);
   }
 
   /** Stops listening (waits up to 1 s for exchanges in progress) and stops the threads. Idempotent. */

@@ -1,5 +1,9 @@
 package dev.kvrelay.launcher.diagnostics;
 
+import dev.kvrelay.launcher.health.RelayHealth;
+import dev.kvrelay.launcher.health.WanStatus;
+import dev.kvrelay.launcher.health.SourcesStatus;
+import dev.kvrelay.launcher.health.HealthSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.api.CkfFormat;
@@ -294,20 +298,20 @@ class DiagnosticEndpointsTest {
     RelayHealth failed = source.health();
     assertThat(failed.hostLastError()).isEqualTo("load window publisher failed");
     assertThat(failed.healthy()).isFalse();
-    assertThat(failed.toJson().get("healthy")).isEqualTo(Json.parse("false"));
-    assertThat(failed.toJson().get("host_last_error")).isEqualTo(new JsonString("load window publisher failed"));
+    assertThat(HealthDocument.of(failed).get("healthy")).isEqualTo(Json.parse("false"));
+    assertThat(HealthDocument.of(failed).get("host_last_error")).isEqualTo(new JsonString("load window publisher failed"));
 
     try (DiagnosticsFixture other = new DiagnosticsFixture("us-west")) {
       HealthSource s2 = HealthSource.ofEngine(other.engine(), () -> SourcesStatus.discovery(2),
           () -> WanStatus.serving("127.0.0.1:5561"));
-      assertThat(s2.health().toJson().get("wan_bound_address")).isEqualTo(new JsonString("127.0.0.1:5561"));
+      assertThat(HealthDocument.of(s2.health()).get("wan_bound_address")).isEqualTo(new JsonString("127.0.0.1:5561"));
       assertThat(s2.health().healthy()).isTrue();
       other.engine().close();
       RelayHealth closed = s2.health();
       assertThat(closed.shuttingDown()).isTrue();
       assertThat(closed.hostLastError()).isNull();
       assertThat(closed.healthy()).isFalse();
-      assertThat(closed.toJson().get("host_last_error")).isEqualTo(JsonNull.INSTANCE);
+      assertThat(HealthDocument.of(closed).get("host_last_error")).isEqualTo(JsonNull.INSTANCE);
     }
   }
 

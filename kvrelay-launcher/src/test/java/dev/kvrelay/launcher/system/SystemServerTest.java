@@ -1,5 +1,7 @@
 package dev.kvrelay.launcher.system;
 
+import dev.kvrelay.launcher.health.RelayHealth;
+import dev.kvrelay.launcher.health.WanStatus;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

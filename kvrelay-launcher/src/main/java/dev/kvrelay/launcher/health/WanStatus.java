@@ -1,4 +1,4 @@
-package dev.kvrelay.launcher.system;
+package dev.kvrelay.launcher.health;
 
 import org.jspecify.annotations.Nullable;
 
@@ -15,4 +15,14 @@ public record WanStatus(boolean enabled, boolean serving, @Nullable String bound
 
   /** No WAN listener configured. */
   public static final WanStatus DISABLED = new WanStatus(false, false, null, null);
+
+  /** No WAN listener configured ({@link #DISABLED}). */
+  public static WanStatus disabled() {
+    return DISABLED;
+  }
+
+  /** A WAN listener serving on {@code boundAddress} without error. */
+  public static WanStatus serving(String boundAddress) {
+    return new WanStatus(true, true, boundAddress, null);
+  }
 }
