@@ -123,12 +123,17 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private volatile boolean closed;
   private @Nullable DiscoveryWatch watch;
+  private final java.nio.file.@Nullable Path sourcesFile;
+  private final @Nullable String sourcesConnectionRevision;
+  private volatile @Nullable SourcesScope sources;
 
   private RelayEngine(Builder b) throws RelayEngineException {
     this.config = Objects.requireNonNull(b.config);
     this.discovery = Objects.requireNonNull(b.discovery);
     this.eventPlane = Objects.requireNonNull(b.eventPlane);
     this.requestPlane = b.requestPlane;
+    this.sourcesFile = b.sourcesFile;
+    this.sourcesConnectionRevision = b.sourcesConnectionRevision;
     this.nanoTime = System::nanoTime;
     this.epochMillis = System::currentTimeMillis;
     long drt = config.drtInstanceId().isPresent() ? config.drtInstanceId().getAsLong() : ProcessInstance.ID;
@@ -171,12 +176,32 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
     long windowMs = config.value(RelayConfigKey.LOAD_WINDOW_MS);
     loadTicker = controlExecutor.scheduleAtFixedRate(
         () -> guarded(host::tickLoad), windowMs, windowMs, TimeUnit.MILLISECONDS);
+    if (sourcesFile != null) {
+      // file mode (producer.md §8.2): the scope comes from the polled sources file, not from config.scope()
+      try {
+        sources = SourcesScope.start(discovery, sourcesFile, sourcesConnectionRevision, Forwarder::new,
+            () -> control(() -> host.onResync(List.of())));
+      } catch (RelayEngineException e) {
+        close();
+        throw e;
+      }
+      return;
+    }
     try {
-      watch = discovery.watch(config.scope(), new Forwarder());
+      watch = discovery.watch(config.scope(), new Forwarder(true));
     } catch (DiscoveryException e) {
       close();
       throw new RelayEngineException("discovery watch failed: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The sources-file status in file mode ({@code producer.md} §8.2: desired and applied revision, count, last error),
+   * else empty.
+   */
+  public java.util.Optional<dev.kvrelay.spi.discovery.sources.SourcesStatus> sourcesStatus() {
+    SourcesScope s = sources;
+    return s == null ? java.util.Optional.empty() : java.util.Optional.of(s.status());
   }
 
   /** A new builder. */
@@ -430,6 +455,10 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
     if (w != null) {
       w.close();
     }
+    SourcesScope s = sources;
+    if (s != null) {
+      s.close();
+    }
     List<CompletableFuture<Void>> actors = new ArrayList<>();
     try {
       actors = controlExecutor.submit(host::shutdown).get(10, TimeUnit.SECONDS);
@@ -584,11 +613,26 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
     }
   }
 
-  /** Confined to the discovery watch's delivery thread: hands every callback, in order, to the control task. */
+  /**
+   * Confined to the discovery watch's delivery thread: hands every callback, in order, to the control task. A watch
+   * that replaces another (file mode) hands its first state over as a resync, which the host diffs.
+   */
   private final class Forwarder implements DiscoveryListener {
+    private final boolean firstWatch;
+
+    Forwarder(boolean firstWatch) {
+      this.firstWatch = firstWatch;
+    }
+
     @Override
     public void onSnapshot(List<DiscoveryRecord> records) {
-      control(() -> host.onSnapshot(records));
+      control(() -> {
+        if (firstWatch) {
+          host.onSnapshot(records);
+        } else {
+          host.onResync(records);
+        }
+      });
     }
 
     @Override
@@ -693,8 +737,23 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
     private int poolThreads = Math.max(1, Runtime.getRuntime().availableProcessors());
     private boolean poolThreadsSet;
     private UnaryOperator<LoadPublisher> loadPublisher = UnaryOperator.identity();
+    private java.nio.file.@Nullable Path sourcesFile;
+    private @Nullable String sourcesConnectionRevision;
 
     private Builder() {}
+
+    /**
+     * File mode ({@code --sources-file}, {@code producer.md} §8.2; optional): the watched namespaces come from this
+     * polled JSON document instead of {@link RelayEngineConfig#scope()}, and no endpoint prefix applies. {@link
+     * #build()} waits up to 10 s for a first valid document.
+     *
+     * @param connectionRevision the running relay's {@code DYN_RELAY_CONNECTION_REVISION}, or {@code null}
+     */
+    public Builder sourcesFile(java.nio.file.Path file, @Nullable String connectionRevision) {
+      sourcesFile = setOnce(sourcesFile, file, "sourcesFile");
+      sourcesConnectionRevision = connectionRevision;
+      return this;
+    }
 
     /** The validated configuration (required). */
     public Builder config(RelayEngineConfig value) {

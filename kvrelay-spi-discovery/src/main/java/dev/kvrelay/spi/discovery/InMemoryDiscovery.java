@@ -44,9 +44,9 @@ public final class InMemoryDiscovery implements DiscoveryBackend {
       MemWatch watch = new MemWatch(scope, listener, "kvrelay-mem-discovery-" + WATCH_IDS.incrementAndGet(),
           watches::remove);
       List<DiscoveryRecord> snapshot = visibleTo(scope);
-      watch.submit(l -> l.onSnapshot(snapshot));
+      watch.post(l -> l.onSnapshot(snapshot));
       for (DiscoveryDecodeException e : malformed.values()) {
-        watch.submit(l -> l.onError(e));
+        watch.post(l -> l.onError(e));
       }
       watches.add(watch);
       return watch;
@@ -79,7 +79,7 @@ public final class InMemoryDiscovery implements DiscoveryBackend {
         malformed.put(kind.bucket() + "/" + path, e);
         if (!outage) {
           for (MemWatch w : watches) {
-            w.submit(l -> l.onError(e));
+            w.post(l -> l.onError(e));
           }
         }
       }
@@ -142,9 +142,9 @@ public final class InMemoryDiscovery implements DiscoveryBackend {
       outage = false;
       for (MemWatch w : watches) {
         List<DiscoveryRecord> state = visibleTo(w.scope());
-        w.submit(l -> l.onResync(state));
+        w.post(l -> l.onResync(state));
         for (DiscoveryDecodeException e : malformed.values()) {
-          w.submit(l -> l.onError(e));
+          w.post(l -> l.onError(e));
         }
       }
     }
@@ -162,6 +162,21 @@ public final class InMemoryDiscovery implements DiscoveryBackend {
     synchronized (lock) {
       return Optional.ofNullable(records.get(key));
     }
+  }
+
+  /**
+   * A new registration: a process with a fresh random instance id (53 bits, as Kubernetes and publisher ids), whose
+   * records are stored like {@link #put} and removed when it closes.
+   */
+  @Override
+  public DiscoveryRegistrar registrar() throws DiscoveryException {
+    synchronized (lock) {
+      if (closed) {
+        throw new DiscoveryException(DiscoveryException.Kind.CLOSED, "in-memory discovery is closed");
+      }
+    }
+    long id = java.util.concurrent.ThreadLocalRandom.current().nextLong(1, 1L << 53);
+    return new InMemoryRegistrar(this, id);
   }
 
   /** Number of open watches. */
@@ -197,7 +212,7 @@ public final class InMemoryDiscovery implements DiscoveryBackend {
     }
     for (MemWatch w : watches) {
       if (w.scope().matches(key)) {
-        w.submit(call);
+        w.post(call);
       }
     }
   }

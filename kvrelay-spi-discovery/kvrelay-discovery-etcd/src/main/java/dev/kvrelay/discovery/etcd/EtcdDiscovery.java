@@ -6,6 +6,7 @@ import dev.kvrelay.spi.discovery.DiscoveryException;
 import dev.kvrelay.spi.discovery.DiscoveryKey;
 import dev.kvrelay.spi.discovery.DiscoveryListener;
 import dev.kvrelay.spi.discovery.DiscoveryRecord;
+import dev.kvrelay.spi.discovery.DiscoveryRegistrar;
 import dev.kvrelay.spi.discovery.DiscoveryScope;
 import dev.kvrelay.spi.discovery.DiscoveryWatch;
 import dev.kvrelay.spi.discovery.EndpointKey;
@@ -309,6 +310,68 @@ public final class EtcdDiscovery implements DiscoveryBackend {
     registered.remove(key.storageKey());
     LOG.info("etcd discovery deregistered {}", key.storageKey());
     return deleted > 0;
+  }
+
+  /**
+   * A registration under the primary lease ({@link #register} / {@link #deregister}); closing it deletes the keys it
+   * registered (the lease itself lives as long as this backend).
+   */
+  @Override
+  public DiscoveryRegistrar registrar() throws DiscoveryException {
+    checkUsable();
+    return new LeaseRegistrar();
+  }
+
+  /** Thread-safe (synchronized): the keys one {@link #registrar()} wrote under the primary lease. */
+  private final class LeaseRegistrar implements DiscoveryRegistrar {
+    private final java.util.Set<DiscoveryKey> owned = new java.util.LinkedHashSet<>();
+    private boolean registrarClosed;
+
+    @Override
+    public long instanceId() {
+      return leaseId;
+    }
+
+    @Override
+    public synchronized void register(DiscoveryRecord record) throws DiscoveryException {
+      checkOpen();
+      EtcdDiscovery.this.register(record);
+      owned.add(record.key());
+    }
+
+    @Override
+    public synchronized boolean deregister(DiscoveryKey key) throws DiscoveryException {
+      checkOpen();
+      if (!owned.contains(key)) {
+        return false;
+      }
+      EtcdDiscovery.this.deregister(key);
+      owned.remove(key);
+      return true;
+    }
+
+    private void checkOpen() throws DiscoveryException {
+      if (registrarClosed) {
+        throw new DiscoveryException(DiscoveryException.Kind.CLOSED, "etcd registration is closed");
+      }
+    }
+
+    @Override
+    public synchronized void close() {
+      if (registrarClosed) {
+        return;
+      }
+      registrarClosed = true;
+      for (DiscoveryKey k : owned) {
+        try {
+          EtcdDiscovery.this.deregister(k);
+        } catch (DiscoveryException e) {
+          LOG.warn("etcd discovery could not delete {} on close ({}); the lease will expire it", k.storageKey(),
+              e.getMessage());
+        }
+      }
+      owned.clear();
+    }
   }
 
   private void checkUsable() throws DiscoveryException {

@@ -10,7 +10,7 @@ import dev.kvrelay.spi.discovery.DiscoveryKind;
 import dev.kvrelay.spi.discovery.DiscoveryListener;
 import dev.kvrelay.spi.discovery.DiscoveryRecord;
 import dev.kvrelay.spi.discovery.DiscoveryScope;
-import dev.kvrelay.spi.discovery.DiscoveryWatch;
+import dev.kvrelay.spi.discovery.QueuedDiscoveryWatch;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
@@ -34,11 +34,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -46,9 +43,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Thread-safe: one etcd discovery watch. Everything it knows (streams, resume revisions, the records it
- * delivered) is confined to its own single delivery thread; jetcd callbacks only enqueue work there. A
- * delivery holds {@code deliveryLock} while it checks that the watch is open and runs the callback, so
- * {@link #close()} from another thread returns only once no callback can start.
+ * delivered) is confined to its own single delivery thread (the SPI's shared {@link QueuedDiscoveryWatch}
+ * delivery); jetcd callbacks only enqueue work there.
  *
  * <p>Algorithm ({@code runtime-inputs.md} §2.1–§2.2, {@code plugins-wire.md} §6): GET every prefix of the
  * scope at one revision R (the snapshot), then WATCH each prefix from R + 1. Prefixes end with {@code /},
@@ -59,7 +55,7 @@ import org.slf4j.LoggerFactory;
  * not handle compaction, this stricter behaviour is a Java-side choice. A DELETE carries no value: the
  * removed key is parsed from the etcd key itself.
  */
-final class EtcdWatch implements DiscoveryWatch {
+final class EtcdWatch extends QueuedDiscoveryWatch {
   private static final Logger LOG = LoggerFactory.getLogger(EtcdWatch.class);
   private static final long INITIAL_BACKOFF_MS = 500;
   private static final long MAX_BACKOFF_MS = 5_000;
@@ -81,15 +77,10 @@ final class EtcdWatch implements DiscoveryWatch {
   private final KV kv;
   private final Watch watchClient;
   private final DiscoveryScope scope;
-  private final DiscoveryListener listener;
   private final EtcdCounters counters;
   private final Duration requestTimeout;
   private final Consumer<EtcdWatch> onClose;
   private final List<String> prefixes;
-  private final ScheduledThreadPoolExecutor executor;
-  private final ReentrantLock deliveryLock = new ReentrantLock();
-  private volatile boolean open = true;
-  private volatile @Nullable Thread deliveryThread;
 
   // ---- confined to the delivery thread ----
   private final Map<String, Stream> streams = new LinkedHashMap<>();
@@ -101,21 +92,14 @@ final class EtcdWatch implements DiscoveryWatch {
 
   EtcdWatch(KV kv, Watch watchClient, DiscoveryScope scope, DiscoveryListener listener, EtcdCounters counters,
       Duration requestTimeout, String threadName, Consumer<EtcdWatch> onClose) {
+    super(scope, listener, threadName);
     this.kv = kv;
     this.watchClient = watchClient;
     this.scope = scope;
-    this.listener = listener;
     this.counters = counters;
     this.requestTimeout = requestTimeout;
     this.onClose = onClose;
     this.prefixes = prefixes(scope);
-    this.executor = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, threadName);
-      t.setDaemon(true);
-      deliveryThread = t;
-      return t;
-    });
-    executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
   }
 
   /**
@@ -143,7 +127,7 @@ final class EtcdWatch implements DiscoveryWatch {
    * @throws DiscoveryException (UNAVAILABLE) if the snapshot GET fails or times out
    */
   void start() throws DiscoveryException {
-    Future<?> started = executor.submit(() -> {
+    Future<?> started = call(() -> {
       Listing listing = list();
       known = index(listing.records());
       deliver(l -> l.onSnapshot(listing.records()));
@@ -156,14 +140,14 @@ final class EtcdWatch implements DiscoveryWatch {
     try {
       started.get(requestTimeout.toMillis() * (prefixes.size() + 1), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      closeQuietly();
+      close();
       throw unavailable("the initial etcd GET failed", e.getCause());
     } catch (TimeoutException e) {
-      closeQuietly();
+      close();
       throw unavailable("the initial etcd GET timed out", e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      closeQuietly();
+      close();
       throw unavailable("interrupted while taking the initial etcd snapshot", e);
     }
   }
@@ -264,7 +248,7 @@ final class EtcdWatch implements DiscoveryWatch {
   }
 
   private void onResponse(Stream stream, WatchResponse response) {
-    if (!open || streams.get(stream.prefix) != stream) {
+    if (!isOpen() || streams.get(stream.prefix) != stream) {
       return;
     }
     if (response.isCreatedNotify()) {
@@ -326,7 +310,7 @@ final class EtcdWatch implements DiscoveryWatch {
   }
 
   private void onStreamError(Stream stream, Throwable error) {
-    if (!open || streams.get(stream.prefix) != stream) {
+    if (!isOpen() || streams.get(stream.prefix) != stream) {
       return;
     }
     closeStream(stream);
@@ -355,7 +339,7 @@ final class EtcdWatch implements DiscoveryWatch {
     }
     long delay = nextBackoff();
     schedule(() -> {
-      if (open && !resyncPending && !streams.containsKey(stream.prefix)) {
+      if (isOpen() && !resyncPending && !streams.containsKey(stream.prefix)) {
         openStream(stream.prefix);
       }
     }, delay);
@@ -385,7 +369,7 @@ final class EtcdWatch implements DiscoveryWatch {
   }
 
   private void resync() {
-    if (!open) {
+    if (!isOpen()) {
       return;
     }
     Listing listing;
@@ -424,81 +408,21 @@ final class EtcdWatch implements DiscoveryWatch {
     return delay;
   }
 
-  // ---- delivery ----
-
-  private void enqueue(Runnable task) {
-    if (!open) {
-      return;
-    }
-    try {
-      executor.execute(task);
-    } catch (RejectedExecutionException e) {
-      // closed concurrently: nothing more is delivered
-    }
-  }
-
-  private void schedule(Runnable task, long delayMs) {
-    try {
-      executor.schedule(task, delayMs, TimeUnit.MILLISECONDS);
-    } catch (RejectedExecutionException e) {
-      // closed concurrently
-    }
-  }
-
-  private void deliver(Consumer<DiscoveryListener> call) {
-    deliveryLock.lock();
-    try {
-      if (!open) {
-        return;
-      }
-      call.accept(listener);
-    } catch (RuntimeException e) {
-      LOG.warn("discovery listener threw; the callback is dropped and the watch goes on", e);
-    } finally {
-      deliveryLock.unlock();
-    }
-  }
-
   // ---- lifecycle ----
 
   @Override
-  public DiscoveryScope scope() {
-    return scope;
+  protected void listenerFailed(RuntimeException e) {
+    LOG.warn("discovery listener threw; the callback is dropped and the watch goes on", e);
   }
 
   @Override
-  public boolean isOpen() {
-    return open;
-  }
-
-  @Override
-  public void close() {
-    if (Thread.currentThread() == deliveryThread) {
-      open = false;
-    } else {
-      deliveryLock.lock();
-      try {
-        open = false;
-      } finally {
-        deliveryLock.unlock();
+  protected void onClosed() {
+    enqueueCleanup(() -> {
+      for (Stream s : List.copyOf(streams.values())) {
+        closeStream(s);
       }
-    }
-    closeQuietly();
+    });
     onClose.accept(this);
-  }
-
-  private void closeQuietly() {
-    open = false;
-    try {
-      executor.execute(() -> {
-        for (Stream s : List.copyOf(streams.values())) {
-          closeStream(s);
-        }
-      });
-    } catch (RejectedExecutionException e) {
-      // already shut down
-    }
-    executor.shutdown();
   }
 
   // ---- bytes ----

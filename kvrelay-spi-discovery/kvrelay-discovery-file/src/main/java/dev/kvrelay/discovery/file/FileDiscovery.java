@@ -292,9 +292,9 @@ public final class FileDiscovery implements DiscoveryBackend {
       }
       snapshot.sort((a, b) -> DiscoveryKey.ORDER.compare(a.key(), b.key()));
       List<DiscoveryRecord> frozen = List.copyOf(snapshot);
-      watch.submit(l -> l.onSnapshot(frozen));
+      watch.post(l -> l.onSnapshot(frozen));
       for (Bad b : bad.values()) {
-        watch.submit(l -> l.onError(b.error));
+        watch.post(l -> l.onError(b.error));
       }
       watches.add(watch);
       started.complete(null);
@@ -340,6 +340,12 @@ public final class FileDiscovery implements DiscoveryBackend {
    * @throws DiscoveryException {@code CLOSED} after {@link #close()}
    */
   public FileKvRegistration register() throws DiscoveryException {
+    return registrar();
+  }
+
+  /** A new registration ({@link #register()}): a Dynamo process with its own connection id in this root. */
+  @Override
+  public FileKvRegistration registrar() throws DiscoveryException {
     synchronized (lifecycle) {
       if (closed) {
         throw closedException();
@@ -733,7 +739,7 @@ public final class FileDiscovery implements DiscoveryBackend {
     badFiles.incrementAndGet();
     LOG.warn("file discovery: skipped bad file {}: {}", file, error.getMessage());
     for (FileWatch w : watches) {
-      w.submit(l -> l.onError(error));
+      w.post(l -> l.onError(error));
     }
   }
 
@@ -746,7 +752,7 @@ public final class FileDiscovery implements DiscoveryBackend {
     DiscoveryException error = new DiscoveryException(DiscoveryException.Kind.UNAVAILABLE,
         "cannot read " + file + ": " + e.getMessage(), e);
     for (FileWatch w : watches) {
-      w.submit(l -> l.onError(error));
+      w.post(l -> l.onError(error));
     }
   }
 
@@ -781,7 +787,7 @@ public final class FileDiscovery implements DiscoveryBackend {
     for (Iterator<FileWatch> it = watches.iterator(); it.hasNext(); ) {
       FileWatch w = it.next();
       if (w.scope().matches(key)) {
-        w.submit(call);
+        w.post(call);
       }
     }
   }

@@ -5,6 +5,7 @@ import dev.kvrelay.spi.discovery.DiscoveryCodec;
 import dev.kvrelay.spi.discovery.DiscoveryException;
 import dev.kvrelay.spi.discovery.DiscoveryKey;
 import dev.kvrelay.spi.discovery.DiscoveryRecord;
+import dev.kvrelay.spi.discovery.DiscoveryRegistrar;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.DirectoryStream;
@@ -51,7 +52,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link #close()} deletes every own file.
  * </ul>
  */
-public final class FileKvRegistration implements AutoCloseable {
+public final class FileKvRegistration implements DiscoveryRegistrar {
   private static final Logger LOG = LoggerFactory.getLogger(FileKvRegistration.class);
   private static final Duration MIN_KEEP_ALIVE = Duration.ofSeconds(1);
   private static final int TEMP_ATTEMPTS = 16;
@@ -150,6 +151,36 @@ public final class FileKvRegistration implements AutoCloseable {
       writeErrors++;
       throw new DiscoveryException(DiscoveryException.Kind.UNAVAILABLE, "cannot delete " + o.file() + ": " + e, e);
     }
+  }
+
+  /** The connection id: Dynamo's file store names endpoint and model keys by it ({@link DiscoveryRegistrar}). */
+  @Override
+  public long instanceId() {
+    return connectionId;
+  }
+
+  /**
+   * {@link #put} after the owner check: endpoint and model keys must carry {@link #connectionId()}.
+   *
+   * @throws DiscoveryException {@code INVALID_CONFIGURATION} for another instance's key, else as {@link #put}
+   */
+  @Override
+  public void register(DiscoveryRecord record) throws DiscoveryException {
+    DiscoveryRegistrar.requireOwnedBy(connectionId, record.key());
+    put(record);
+  }
+
+  /**
+   * {@link #remove}.
+   *
+   * @throws DiscoveryException {@code CLOSED} after {@link #close()}, else as {@link #remove}
+   */
+  @Override
+  public synchronized boolean deregister(DiscoveryKey key) throws DiscoveryException {
+    if (closed) {
+      throw new DiscoveryException(DiscoveryException.Kind.CLOSED, "file KV registration is closed");
+    }
+    return remove(key);
   }
 
   /** The keys this registration owns, sorted by {@link DiscoveryKey#ORDER}. */

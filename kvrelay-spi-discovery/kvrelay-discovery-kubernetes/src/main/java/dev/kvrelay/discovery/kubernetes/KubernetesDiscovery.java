@@ -7,6 +7,7 @@ import dev.kvrelay.spi.discovery.DiscoveryException;
 import dev.kvrelay.spi.discovery.DiscoveryKey;
 import dev.kvrelay.spi.discovery.DiscoveryListener;
 import dev.kvrelay.spi.discovery.DiscoveryRecord;
+import dev.kvrelay.spi.discovery.DiscoveryRegistrar;
 import dev.kvrelay.spi.discovery.DiscoveryScope;
 import dev.kvrelay.spi.discovery.DiscoveryWatch;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
@@ -472,7 +473,7 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
     for (KubeWatch w : watches) {
       if (w.snapshotSent) {
         for (DiscoveryDecodeException e : cr.skipped()) {
-          w.submit(l -> l.onError(e));
+          w.post(l -> l.onError(e));
         }
       }
     }
@@ -583,7 +584,7 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
         "the " + what + " watch was lost (" + why + "); relisting", cause);
     for (KubeWatch w : watches) {
       if (w.snapshotSent) {
-        w.submit(l -> l.onError(error));
+        w.post(l -> l.onError(error));
       }
     }
     resyncPending = true;
@@ -705,25 +706,25 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
       }
       List<DiscoveryRecord> copy = List.copyOf(inScope);
       if (first) {
-        w.submit(l -> l.onSnapshot(copy));
+        w.post(l -> l.onSnapshot(copy));
         for (WorkerCr cr : new TreeMap<>(crs).values()) {
           for (DiscoveryDecodeException e : cr.skipped()) {
-            w.submit(l -> l.onError(e));
+            w.post(l -> l.onError(e));
           }
         }
       } else {
-        w.submit(l -> l.onResync(copy));
+        w.post(l -> l.onResync(copy));
       }
       return;
     }
     DiscoveryDiff diff = DiscoveryDiff.between(w.known, inScope);
     for (DiscoveryRecord rec : diff.upserted()) {
       w.known.put(rec.key(), rec);
-      w.submit(l -> l.onUpserted(rec));
+      w.post(l -> l.onUpserted(rec));
     }
     for (DiscoveryKey k : diff.removed()) {
       w.known.remove(k);
-      w.submit(l -> l.onRemoved(k));
+      w.post(l -> l.onRemoved(k));
     }
   }
 
@@ -759,6 +760,83 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
         next.remove(k);
       }
       applyOwn(next);
+    }
+  }
+
+  /**
+   * A registration through the relay's own CR ({@link #register} / {@link #unregister}); its instance id is the hash
+   * of the CR name ({@code runtime-inputs.md} §3.4). Closing it withdraws what it registered.
+   *
+   * @throws DiscoveryException {@code INVALID_CONFIGURATION} if the pod identity lacks a name, {@code CLOSED} after
+   *     close
+   */
+  @Override
+  public DiscoveryRegistrar registrar() throws DiscoveryException {
+    if (closed) {
+      throw closedException();
+    }
+    if (options.identity().podName() == null) {
+      throw new DiscoveryException(DiscoveryException.Kind.INVALID_CONFIGURATION,
+          "registration needs the pod name (POD_NAME or /etc/podinfo/name)");
+    }
+    return new CrRegistrar(InstanceIdHash.instanceId(options.identity().crName(options.mode())));
+  }
+
+  /** Thread-safe (synchronized): the keys one {@link #registrar()} put into the relay's own CR. */
+  private final class CrRegistrar implements DiscoveryRegistrar {
+    private final long instanceId;
+    private final java.util.Set<DiscoveryKey> owned = new java.util.LinkedHashSet<>();
+    private boolean registrarClosed;
+
+    CrRegistrar(long instanceId) {
+      this.instanceId = instanceId;
+    }
+
+    @Override
+    public long instanceId() {
+      return instanceId;
+    }
+
+    @Override
+    public synchronized void register(DiscoveryRecord record) throws DiscoveryException {
+      checkOpen();
+      DiscoveryRegistrar.requireOwnedBy(instanceId, record.key());
+      KubernetesDiscovery.this.register(List.of(record));
+      owned.add(record.key());
+    }
+
+    @Override
+    public synchronized boolean deregister(DiscoveryKey key) throws DiscoveryException {
+      checkOpen();
+      if (!owned.contains(key)) {
+        return false;
+      }
+      unregister(List.of(key));
+      owned.remove(key);
+      return true;
+    }
+
+    private void checkOpen() throws DiscoveryException {
+      if (registrarClosed || closed) {
+        throw closedException();
+      }
+    }
+
+    @Override
+    public synchronized void close() {
+      if (registrarClosed) {
+        return;
+      }
+      registrarClosed = true;
+      if (owned.isEmpty() || closed) {
+        return;
+      }
+      try {
+        unregister(List.copyOf(owned));
+      } catch (DiscoveryException e) {
+        LOG.warn("could not withdraw {} own records on close: {}", owned.size(), e.getMessage());
+      }
+      owned.clear();
     }
   }
 
