@@ -4,8 +4,15 @@ import dev.kvrelay.launcher.cli.CommandLineOutcome;
 import dev.kvrelay.launcher.cli.RelayCommandLine;
 import dev.kvrelay.launcher.cli.RelaySettings;
 import dev.kvrelay.launcher.cli.RuntimeEnvironment;
+import dev.kvrelay.launcher.health.WanStatus;
+import dev.kvrelay.launcher.system.RelayProcessInfo;
+import dev.kvrelay.launcher.system.SystemServer;
+import dev.kvrelay.launcher.system.SystemServerSettings;
+import dev.kvrelay.launcher.system.SystemSettingsException;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -100,7 +107,7 @@ public final class Main {
       }
       CommandLineOutcome.Serve serve = (CommandLineOutcome.Serve) outcome;
       LogBackend.apply(serve.log());
-      return relay(serve.settings(), RuntimeEnvironment.from(env), out, err, stop, registries, hooks);
+      return relay(serve.settings(), env, RuntimeEnvironment.from(env), out, err, stop, registries, hooks);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       err.println("kvrelay: interrupted");
@@ -109,12 +116,21 @@ public final class Main {
   }
 
   /** The stock relay: plugins, engine, gRPC server; then the system server seam; then wait and stop in order. */
-  private static int relay(RelaySettings settings, RuntimeEnvironment runtime, PrintStream out, PrintStream err,
-      StopRequest stop, PluginRegistries registries, Hooks hooks) throws InterruptedException {
+  private static int relay(RelaySettings settings, Map<String, String> env, RuntimeEnvironment runtime,
+      PrintStream out, PrintStream err, StopRequest stop, PluginRegistries registries, Hooks hooks)
+      throws InterruptedException {
     if (settings.fileMode()) {
       err.println("kvrelay: --sources-file (file mode, producer.md §8.2) is not wired to the engine in this build;"
           + " use discovery mode (--namespaces, --namespace-filter or --watch-all)");
       return FAILED;
+    }
+    SystemServerSettings system;
+    try {
+      system = SystemServerSettings.fromEnvironment(env);
+    } catch (SystemSettingsException e) {
+      err.println("kvrelay: " + e.getMessage());
+      err.println("kvrelay: see 'kvrelay --help'");
+      return USAGE;
     }
     StockRelay relay;
     try {
@@ -126,15 +142,29 @@ public final class Main {
       return FAILED;
     }
     try {
-      // Seam (issue 12 item 3): the system HTTP server (dev.kvrelay.launcher.system.SystemServer: DYN_SYSTEM_PORT,
-      // /health, /live, /metrics, /engine/state) starts here, after the engine and the gRPC server, and is handed
-      // to the relay with relay.attach(server) so that it is closed first.
+      // The system HTTP server (DYN_SYSTEM_PORT: /health, /live, /metrics, /engine/state) starts after the engine
+      // and the gRPC server; attached, it closes first, and its health turns 503 as soon as the stop begins.
+      Optional<SystemServer> systemServer;
+      try {
+        systemServer = SystemServer.startIfEnabled(system, relay.engine(),
+            RelayProcessInfo.discovery(env, () -> wanStatus(relay)));
+      } catch (IOException e) {
+        LOG.error("start failed: {}", e.getMessage());
+        err.println("kvrelay: " + e.getMessage());
+        return FAILED;
+      }
+      systemServer.ifPresent(relay::attach);
+      systemServer.ifPresent(s -> out.println("kvrelay: system server on " + s.address().getHostString() + ":"
+          + s.port() + " (" + system.healthPath() + ", " + system.livePath() + ", /metrics, /engine/state)"));
       hooks.onRelayStarted().accept(relay);
       String dc = settings.engine().dcName();
       out.println(relay.boundAddress().map(a -> "kvrelay: serving " + dc + " on " + a)
           .orElse("kvrelay: running " + dc + " (WAN off: no --bind or DYN_RELAY_BIND)"));
       out.flush();
-      stop.bind(relay::requestStop);
+      stop.bind(why -> {
+        systemServer.ifPresent(SystemServer::beginShutdown);
+        relay.requestStop(why);
+      });
       StockRelay.Ended ended = relay.await();
       if (ended.clean()) {
         err.println("kvrelay: stopping on " + ended.stopReason());
@@ -154,6 +184,12 @@ public final class Main {
     out.println("kvrelay: stopped");
     out.flush();
     return OK;
+  }
+
+  /** The WAN listener's part of the health object: enabled with a bind, serving while the gRPC server runs. */
+  private static WanStatus wanStatus(StockRelay relay) {
+    return relay.grpcServer().isEmpty() ? WanStatus.DISABLED
+        : new WanStatus(true, true, relay.boundAddress().orElse(null), null);
   }
 
   private static int serveDemo(CommandLineOutcome.Demo demo, PrintStream out, PrintStream err, StopRequest stop,

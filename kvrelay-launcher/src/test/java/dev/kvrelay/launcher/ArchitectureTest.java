@@ -182,7 +182,10 @@ class ArchitectureTest {
         .should().dependOnClassesThat().resideInAnyPackage(ENGINE + "..", GRPC + "..", "dev.kvrelay.launcher..")
         .because("plugins depend only on their SPI and their client library")
         .check(classes);
+    // One recorded exception: the diagnostic endpoints are hosted on the TCP request plane's server, which the
+    // request-plane SPI does not abstract yet (it has a client side only). A server SPI removes it.
     noClasses().that().resideInAnyPackage("dev.kvrelay.launcher..")
+        .and().resideOutsideOfPackage("dev.kvrelay.launcher.diagnostics..")
         .should().dependOnClassesThat().resideInAnyPackage(plugins)
         .because("the launcher finds plugins through the SPI registries (ServiceLoader), by name")
         .check(classes);

@@ -98,6 +98,45 @@ class StockRelayProcessTest {
   }
 
   @Test
+  void theSystemServerAnswersHealthAndMetricsFromTheRunningRelayAndTurns503OnStop() throws Exception {
+    Map<String, String> env = new java.util.HashMap<>(fileDiscoveryEnv());
+    env.put("DYN_SYSTEM_PORT", "0");
+    env.put("DYN_SYSTEM_HOST", "127.0.0.1");
+    try (FileDiscovery worker = FileDiscovery.builder(store).open();
+        FileKvRegistration registration = worker.register();
+        LauncherProcess relay = LauncherProcess.start(env, "--dc-id", "dc-a", "--watch-all",
+            "--bind", "127.0.0.1:0")) {
+      int systemPort = Integer.parseInt(relay.awaitLine(
+          Pattern.compile("kvrelay: system server on 127\\.0\\.0\\.1:(\\d+) .*")).group(1));
+      relay.awaitLine(SERVING);
+      java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+      java.net.URI base = java.net.URI.create("http://127.0.0.1:" + systemPort);
+      java.net.http.HttpResponse<String> health = http.send(
+          java.net.http.HttpRequest.newBuilder(base.resolve("/health")).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(health.statusCode()).as("health of a serving relay: %s", health.body()).isEqualTo(200);
+      assertThat(health.body()).contains("\"status\":\"ready\"");
+
+      advertise(registration);
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      String metrics = "";
+      Pattern onePool = Pattern.compile(
+          "(?m)^dynamo_component_kv_dc_relay_catalog_pool_count\\{[^}]*dynamo_namespace=\"relay\"[^}]*\\} 1(\\.0)?$");
+      while (!onePool.matcher(metrics).find()) {
+        assertThat(System.nanoTime()).as("catalog_pool_count 1 within 60 s; last scrape:%n%s", metrics)
+            .isLessThan(until);
+        Thread.sleep(100); // polling interval of a condition with a deadline
+        metrics = http.send(java.net.http.HttpRequest.newBuilder(base.resolve("/metrics")).build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+      }
+      assertThat(metrics).contains("jvm_memory_used_bytes");
+
+      relay.process.destroy(); // SIGTERM
+      assertThat(relay.awaitExit()).as("exit after SIGTERM; stderr:%n%s", relay.stderr()).isZero();
+    }
+  }
+
+  @Test
   void theHttp1ProbeTraceIsOnlyHiddenByTheLoggerConfiguration() throws Exception {
     // Positive control of the test above: with the connections logger at debug the same probe prints its trace,
     // so the probe does reach the log and its absence there is the configuration's doing.

@@ -10,6 +10,7 @@ import dev.kvrelay.engine.RelayEngine;
 import dev.kvrelay.requestplane.tcp.TcpEndpointPaths;
 import dev.kvrelay.requestplane.tcp.TcpRequestServer;
 import dev.kvrelay.spi.discovery.DiscoveryException;
+import dev.kvrelay.spi.discovery.DiscoveryRegistrar;
 import dev.kvrelay.spi.discovery.EndpointKey;
 import dev.kvrelay.spi.discovery.EndpointRecord;
 import dev.kvrelay.spi.discovery.Transport;
@@ -31,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * {@code snapshot} of component {@code <namespace>.kv_dc_relay_<sha256(dc_id)[:32]>} — served on a
  * {@link TcpRequestServer} under the newest instance paths (plugins-wire §3) and advertised as endpoint instances
  * ({@code {"tcp":"ip:port/<iid hex>/<ns>/<comp>/<ep>"}}, {@code request_plane_codec} {@code json}) through an
- * {@link EndpointRegistrar}.
+ * {@link DiscoveryRegistrar}.
  *
  * <p>Requests and answers (JSON, one response item each, plugins-wire §1.4):
  * <ul>
@@ -67,7 +68,7 @@ public final class DiagnosticEndpoints implements AutoCloseable {
 
   private final DiagnosticComponent component;
   private final TcpRequestServer server;
-  private final EndpointRegistrar registrar;
+  private final DiscoveryRegistrar registrar;
   private final List<EndpointRecord> records;
   private final List<String> paths;
   private final Map<String, LongAdder> answered = new LinkedHashMap<>();
@@ -75,7 +76,7 @@ public final class DiagnosticEndpoints implements AutoCloseable {
       new EnumMap<>(DiagnosticRequestException.Kind.class);
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private DiagnosticEndpoints(DiagnosticComponent component, TcpRequestServer server, EndpointRegistrar registrar,
+  private DiagnosticEndpoints(DiagnosticComponent component, TcpRequestServer server, DiscoveryRegistrar registrar,
       List<EndpointRecord> records, List<String> paths) {
     this.component = component;
     this.server = server;
@@ -94,9 +95,9 @@ public final class DiagnosticEndpoints implements AutoCloseable {
    * Serves and advertises the three endpoints with the health object computed from {@code engine}
    * ({@link HealthSource#ofEngine}: discovery-mode sources of the engine's scope, no WAN).
    *
-   * @see #start(RelayEngine, TcpRequestServer, EndpointRegistrar, String, HealthSource)
+   * @see #start(RelayEngine, TcpRequestServer, DiscoveryRegistrar, String, HealthSource)
    */
-  public static DiagnosticEndpoints start(RelayEngine engine, TcpRequestServer server, EndpointRegistrar registrar,
+  public static DiagnosticEndpoints start(RelayEngine engine, TcpRequestServer server, DiscoveryRegistrar registrar,
       String namespace) throws DiscoveryException {
     int namespaces = engine.config().scope().namespaces().size();
     return start(engine, server, registrar, namespace,
@@ -112,7 +113,7 @@ public final class DiagnosticEndpoints implements AutoCloseable {
    * @return the running endpoints; {@link #close()} withdraws and stops them
    * @throws DiscoveryException if the registrar refuses the records
    */
-  public static DiagnosticEndpoints start(RelayEngine engine, TcpRequestServer server, EndpointRegistrar registrar,
+  public static DiagnosticEndpoints start(RelayEngine engine, TcpRequestServer server, DiscoveryRegistrar registrar,
       String namespace, HealthSource health) throws DiscoveryException {
     Objects.requireNonNull(engine, "engine");
     Objects.requireNonNull(server, "server");
@@ -142,7 +143,9 @@ public final class DiagnosticEndpoints implements AutoCloseable {
       server.register(paths.get(i), request -> d.answer(name, answer, request));
     }
     try {
-      registrar.register(records);
+      for (EndpointRecord r : records) {
+        registrar.register(r);
+      }
     } catch (DiscoveryException | RuntimeException e) {
       paths.forEach(server::unregister);
       throw e;
@@ -203,7 +206,9 @@ public final class DiagnosticEndpoints implements AutoCloseable {
     }
     List<EndpointKey> keys = records.stream().map(EndpointRecord::key).toList();
     try {
-      registrar.unregister(keys);
+      for (EndpointKey k : keys) {
+        registrar.deregister(k);
+      }
     } catch (DiscoveryException | RuntimeException e) {
       LOG.warn("diagnostic endpoints: withdrawing {} from discovery failed: {}", keys, e.toString());
     }

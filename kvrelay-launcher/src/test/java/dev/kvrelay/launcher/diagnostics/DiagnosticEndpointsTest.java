@@ -19,6 +19,7 @@ import dev.kvrelay.engine.RelayEngineStats;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.requestplane.tcp.TcpRequestPlaneConfig;
 import dev.kvrelay.requestplane.tcp.TcpRequestServer;
+import dev.kvrelay.spi.discovery.DiscoveryRegistrar;
 import dev.kvrelay.spi.discovery.DiscoveryRecord;
 import dev.kvrelay.spi.discovery.EndpointRecord;
 import dev.kvrelay.spi.discovery.Transport;
@@ -39,7 +40,6 @@ import org.junit.jupiter.api.io.TempDir;
  * records advertised in discovery. Answers are checked against the engine's own state after known events.
  */
 class DiagnosticEndpointsTest {
-  static final long IID = 0x17216e63492ef21fL;
   static final String NS = "relay";
   static final String SERVING = "ns/backend/generate";
 
@@ -47,12 +47,14 @@ class DiagnosticEndpointsTest {
   DiagnosticsFixture fixture;
   TcpRequestServer server;
   DiagnosticEndpoints diag;
+  DiscoveryRegistrar registrar;
 
   @BeforeEach
   void start() throws Exception {
     fixture = new DiagnosticsFixture("dc-a");
     server = TcpRequestServer.start(TcpRequestServer.Settings.of(TcpRequestPlaneConfig.loopback(), 0));
-    diag = DiagnosticEndpoints.start(fixture.engine(), server, EndpointRegistrar.inMemory(fixture.discovery(), IID), NS);
+    registrar = fixture.discovery().registrar();
+    diag = DiagnosticEndpoints.start(fixture.engine(), server, registrar, NS);
   }
 
   @AfterEach
@@ -139,11 +141,11 @@ class DiagnosticEndpointsTest {
     assertThat(records.stream().map(r -> r.endpoint().path()).toList()).containsExactlyInAnyOrder(
         NS + "/" + component + "/health", NS + "/" + component + "/stats", NS + "/" + component + "/snapshot");
     for (EndpointRecord r : records) {
-      assertThat(r.instanceId()).isEqualTo(IID);
+      assertThat(r.instanceId()).isEqualTo(registrar.instanceId());
       assertThat(r.requestPlaneCodec()).isEqualTo("json");
       // plugins-wire §3, newest layout: ip:port/{iid:x}/{ns}/{component}/{endpoint}
       assertThat(((Transport.Tcp) r.transport()).address()).isEqualTo(
-          server.hostPort() + "/17216e63492ef21f/" + NS + "/" + component + "/" + r.endpoint().endpoint());
+          server.hostPort() + "/" + Long.toHexString(registrar.instanceId()) + "/" + NS + "/" + component + "/" + r.endpoint().endpoint());
     }
     JsonValue health = item(PythonCaller.call(dir, transport("health"), "{\"text\":\"health\"}").get(0));
     assertThat(((JsonObject) health).get("healthy")).isEqualTo(Json.parse("true"));
@@ -272,7 +274,7 @@ class DiagnosticEndpointsTest {
     server.close();
     server = TcpRequestServer.start(new TcpRequestServer.Settings(TcpRequestPlaneConfig.loopback().responseHost(), 0,
         4096, Duration.ofSeconds(5), 2, 8));
-    diag = DiagnosticEndpoints.start(fixture.engine(), server, EndpointRegistrar.inMemory(fixture.discovery(), IID), NS);
+    diag = DiagnosticEndpoints.start(fixture.engine(), server, registrar, NS);
     KvPoolDescriptor d = workerWithBlocks();
     List<JsonObject> r = PythonCaller.call(dir, transport("snapshot"), "{\"serving_endpoint\":\"ns.backend.generate\"}");
     assertThat(error(r.get(0))).startsWith("snapshot of ns.backend.generate (" + d.producer().ckfFormat().bucketCount()

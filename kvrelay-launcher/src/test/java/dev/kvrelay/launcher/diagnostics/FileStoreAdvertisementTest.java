@@ -34,7 +34,7 @@ class FileStoreAdvertisementTest {
         TcpRequestServer server = TcpRequestServer.start(TcpRequestServer.Settings.of(TcpRequestPlaneConfig.loopback(), 0))) {
       FileKvRegistration registration = store.register();
       DiagnosticEndpoints diag = DiagnosticEndpoints.start(fixture.engine(), server,
-          EndpointRegistrar.fileStore(registration), "dynamo");
+          registration, "dynamo");
       String component = "kv_dc_relay_568efa6a0ce59a3d6e78a00a6c0ac73d"; // producer.md §7.5 example for us-west
       List<String> lines = PythonCaller.run(dir, "discover", root.toString(), "dynamo", component);
       assertThat(lines).hasSize(4).last().isEqualTo("DONE");
