@@ -101,16 +101,18 @@ public final class PoolActorStress {
   /**
    * Not thread-safe (a jcstress state): one command is queued and its task scheduled; the executor thread
    * runs that task while a second thread submits another command and then also takes a task from the
-   * executor. Whatever the interleaving, both commands run, never two tasks of the actor at once, and the
-   * running flag lets at most one task be scheduled per idle-to-busy transition: one task total when the
-   * first task took the second command, two when the second command came after the first task cleared the
-   * flag (the submitter's CAS or the task's own re-check schedules it, never both).
+   * executor. Whatever the interleaving, both commands run and never two tasks of the actor at once. One task
+   * runs in total when the first task took the second command, two when the second command came after the
+   * first task cleared the flag (the submitter's CAS or the task's own re-check schedules it, never both while
+   * one is busy). Three is a harmless spurious wake-up: the exiting first task saw the second command still
+   * queued, the second task took it and ended, and only then did the first task's re-check win the flag and
+   * schedule a task that finds nothing (its re-check reads a stale "work pending"; it never overlaps).
    */
   @JCStressTest
   @Outcome(id = "2, 0, 1", expect = ACCEPTABLE, desc = "the running task also took the second command")
   @Outcome(id = "2, 0, 2", expect = ACCEPTABLE, desc = "the second command scheduled a second task")
-  @Outcome(expect = FORBIDDEN, desc = "a command was stranded (lost wake-up), two tasks overlapped, or a task "
-      + "was scheduled twice")
+  @Outcome(id = "2, 0, 3", expect = ACCEPTABLE, desc = "a stale re-check scheduled an empty third task")
+  @Outcome(expect = FORBIDDEN, desc = "a command was stranded (lost wake-up) or two tasks overlapped")
   @State
   public static class SubmitWhileTaskExits {
     final HandOffScheduler scheduler = new HandOffScheduler();
@@ -150,13 +152,14 @@ public final class PoolActorStress {
 
   /**
    * Not thread-safe (a jcstress state): two threads submit at once to an idle actor, then each takes a task
-   * from the executor. Exactly one submission wins the idle-to-busy transition; both commands run.
+   * from the executor. One submission wins each idle-to-busy transition; both commands run, never in two
+   * overlapping tasks (three tasks: the stale re-check of {@link SubmitWhileTaskExits}).
    */
   @JCStressTest
   @Outcome(id = "2, 0, 1", expect = ACCEPTABLE, desc = "one task ran both commands")
   @Outcome(id = "2, 0, 2", expect = ACCEPTABLE, desc = "the first task ended before the second submission")
-  @Outcome(expect = FORBIDDEN, desc = "a command was stranded, two tasks overlapped, or both submissions "
-      + "scheduled a task while it was busy")
+  @Outcome(id = "2, 0, 3", expect = ACCEPTABLE, desc = "a stale re-check scheduled an empty third task")
+  @Outcome(expect = FORBIDDEN, desc = "a command was stranded (lost wake-up) or two tasks overlapped")
   @State
   public static class TwoSubmittersOnIdleActor {
     final HandOffScheduler scheduler = new HandOffScheduler();
