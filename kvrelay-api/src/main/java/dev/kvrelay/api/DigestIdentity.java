@@ -13,9 +13,13 @@ import org.jspecify.annotations.Nullable;
  * the text. Ordered by digest bytes (unsigned, lexicographic), then source
  * ({@code DEFAULT_DERIVED < EXPLICIT}).
  *
+ * <p>{@code ArrayRecordComponent} is suppressed: the digest is copied in and out, and equality, hash and text
+ * use its contents.
+ *
  * @param digest exactly {@value #DIGEST_BYTES} bytes
  * @param source where the material came from
  */
+@SuppressWarnings("ArrayRecordComponent")
 public record DigestIdentity(byte[] digest, IdentitySource source) implements Comparable<DigestIdentity> {
 
   /** Digest length in bytes. */
@@ -39,9 +43,27 @@ public record DigestIdentity(byte[] digest, IdentitySource source) implements Co
 
   /**
    * Thread-safe if the array is not mutated (it is not copied): the unvalidated wire shape
-   * {@code bytes digest = 1; IdentitySource source = 2} (enum number).
+   * {@code bytes digest = 1; IdentitySource source = 2} (enum number). Equality compares the digest bytes.
+   *
+   * <p>{@code ArrayRecordComponent} is suppressed: equals/hashCode/toString use the array's contents.
    */
-  public record Wire(byte @Nullable [] digest, int source) {}
+  @SuppressWarnings("ArrayRecordComponent")
+  public record Wire(byte @Nullable [] digest, int source) {
+    @Override
+    public boolean equals(@Nullable Object o) {
+      return o instanceof Wire w && source == w.source && Arrays.equals(digest, w.digest);
+    }
+
+    @Override
+    public int hashCode() {
+      return 31 * Arrays.hashCode(digest) + source;
+    }
+
+    @Override
+    public String toString() {
+      return "Wire[digest=" + (digest == null ? "absent" : HEX.formatHex(digest)) + ", source=" + source + "]";
+    }
+  }
 
   /**
    * Validates wire values: digest length ≠ 16 (absent counts as empty) is malformed; source 0 is
@@ -58,8 +80,8 @@ public record DigestIdentity(byte[] digest, IdentitySource source) implements Co
 
   static DigestIdentity fromWire(String prefix, byte @Nullable [] digest, int source)
       throws WireValidationException {
-    int length = digest == null ? 0 : digest.length;
-    if (length != DIGEST_BYTES) {
+    if (digest == null || digest.length != DIGEST_BYTES) {
+      int length = digest == null ? 0 : digest.length;
       throw WireValidationException.malformed(prefix + "digest", "digest must be 16 bytes, got " + length);
     }
     return new DigestIdentity(digest, IdentitySource.fromWire(prefix + "source", source));
@@ -113,9 +135,7 @@ public record DigestIdentity(byte[] digest, IdentitySource source) implements Co
 
   @Override
   public boolean equals(@Nullable Object o) {
-    return o instanceof DigestIdentity
-        && source == ((DigestIdentity) o).source
-        && Arrays.equals(digest, ((DigestIdentity) o).digest);
+    return o instanceof DigestIdentity d && source == d.source && Arrays.equals(digest, d.digest);
   }
 
   @Override

@@ -27,15 +27,11 @@ public enum IdentitySource {
   }
 
   static IdentitySource fromWire(String field, int value) throws WireValidationException {
-    switch (value) {
-      case 1:
-        return DEFAULT_DERIVED;
-      case 2:
-        return EXPLICIT;
-      case 0:
-        throw WireValidationException.malformed(field, "identity source is UNSPECIFIED");
-      default:
-        throw WireValidationException.unsupported(field, "unknown identity source " + value);
-    }
+    return switch (value) {
+      case 1 -> DEFAULT_DERIVED;
+      case 2 -> EXPLICIT;
+      case 0 -> throw WireValidationException.malformed(field, "identity source is UNSPECIFIED");
+      default -> throw WireValidationException.unsupported(field, "unknown identity source " + value);
+    };
   }
 }

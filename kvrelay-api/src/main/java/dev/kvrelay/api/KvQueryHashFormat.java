@@ -30,15 +30,11 @@ public enum KvQueryHashFormat {
    * Decodes a wire value: 0 (UNSPECIFIED) is malformed, any other unknown value is unsupported.
    */
   public static KvQueryHashFormat fromWire(int value) throws WireValidationException {
-    switch (value) {
-      case 1:
-        return DYNAMO_STANDARD_V1;
-      case 2:
-        return DYNAMO_EAGLE_V1;
-      case 0:
-        throw WireValidationException.malformed("hash_format", "hash format is UNSPECIFIED");
-      default:
-        throw WireValidationException.unsupported("hash_format", "unknown hash format " + value);
-    }
+    return switch (value) {
+      case 1 -> DYNAMO_STANDARD_V1;
+      case 2 -> DYNAMO_EAGLE_V1;
+      case 0 -> throw WireValidationException.malformed("hash_format", "hash format is UNSPECIFIED");
+      default -> throw WireValidationException.unsupported("hash_format", "unknown hash format " + value);
+    };
   }
 }

@@ -64,15 +64,12 @@ public sealed interface ModelTarget extends Comparable<ModelTarget> permits Mode
     if (targetCase == null) {
       throw WireValidationException.malformed(field, "model target is missing");
     }
-    switch (targetCase) {
-      case BASE:
-        return new Base(WireText.check(field + ".base.base_model", baseModel));
-      case LORA:
-        return new Lora(
-            WireText.check(field + ".lora.base_model", baseModel), WireText.check(field + ".lora.adapter", adapter));
-      default:
-        throw WireValidationException.unsupported(field, "model target oneof is unset (unknown alternative)");
-    }
+    return switch (targetCase) {
+      case BASE -> new Base(WireText.check(field + ".base.base_model", baseModel));
+      case LORA -> new Lora(
+          WireText.check(field + ".lora.base_model", baseModel), WireText.check(field + ".lora.adapter", adapter));
+      default -> throw WireValidationException.unsupported(field, "model target oneof is unset (unknown alternative)");
+    };
   }
 
   @Override

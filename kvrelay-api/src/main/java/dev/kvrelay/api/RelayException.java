@@ -27,6 +27,7 @@ public final class RelayException extends Exception {
   }
 
   @Override
+  @SuppressWarnings("OverrideThrowableToString") // getMessage() is the wire status description: no reason in it
   public String toString() {
     return "RelayException[" + reason + "]: " + getMessage();
   }

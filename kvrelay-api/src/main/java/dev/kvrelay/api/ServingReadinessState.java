@@ -25,15 +25,11 @@ public enum ServingReadinessState {
 
   /** Decodes a wire value: 0, 1, 2 are valid; any other value is unsupported. */
   public static ServingReadinessState fromWire(int value) throws WireValidationException {
-    switch (value) {
-      case 0:
-        return UNKNOWN;
-      case 1:
-        return UNAVAILABLE;
-      case 2:
-        return READY;
-      default:
-        throw WireValidationException.unsupported("state", "unknown serving readiness state " + value);
-    }
+    return switch (value) {
+      case 0 -> UNKNOWN;
+      case 1 -> UNAVAILABLE;
+      case 2 -> READY;
+      default -> throw WireValidationException.unsupported("state", "unknown serving readiness state " + value);
+    };
   }
 }

@@ -19,10 +19,15 @@ public final class WireText {
   /** Orders strings by code point, which equals byte-wise UTF-8 order (Rust {@code String} order). */
   public static final Comparator<String> CODE_POINT_ORDER = WireText::compareCodePoints;
 
+  private static final String MUST_NOT_BE_EMPTY = "must not be empty";
+
   private WireText() {}
 
   /** Checks a text field from the wire; {@code null} (absent) counts as empty. */
   public static String check(String field, @Nullable String value) throws WireValidationException {
+    if (value == null) {
+      throw WireValidationException.malformed(field, MUST_NOT_BE_EMPTY);
+    }
     String problem = problem(value);
     if (problem != null) {
       throw WireValidationException.malformed(field, problem);
@@ -47,7 +52,7 @@ public final class WireText {
   /** What is wrong with {@code value}, or {@code null} if it is valid text. */
   public static @Nullable String problem(@Nullable String value) {
     if (value == null || value.isEmpty()) {
-      return "must not be empty";
+      return MUST_NOT_BE_EMPTY;
     }
     if (hasSurroundingWhitespace(value)) {
       return "must not contain leading or trailing whitespace";

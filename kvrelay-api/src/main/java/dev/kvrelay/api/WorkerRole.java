@@ -51,22 +51,15 @@ public enum WorkerRole {
   }
 
   private static WorkerRole fromWire(String field, int value) throws WireValidationException {
-    switch (value) {
-      case 1:
-        return PREFILL;
-      case 2:
-        return DECODE;
-      case 3:
-        return ENCODE;
-      case 4:
-        return AGGREGATED;
-      case 5:
-        return LEGACY;
-      case 0:
-        throw WireValidationException.malformed(field, "worker role is UNSPECIFIED");
-      default:
-        throw WireValidationException.unsupported(field, "unknown worker role " + value);
-    }
+    return switch (value) {
+      case 1 -> PREFILL;
+      case 2 -> DECODE;
+      case 3 -> ENCODE;
+      case 4 -> AGGREGATED;
+      case 5 -> LEGACY;
+      case 0 -> throw WireValidationException.malformed(field, "worker role is UNSPECIFIED");
+      default -> throw WireValidationException.unsupported(field, "unknown worker role " + value);
+    };
   }
 
   /**
@@ -146,37 +139,23 @@ public enum WorkerRole {
     if (!trimmed.isEmpty()) {
       for (String raw : trimmed.split("\\|", -1)) {
         String token = WireText.asciiLowercase(WireText.trim(raw));
-        switch (token) {
-          case "prefill":
-            bits |= PREFILL_BIT;
-            break;
-          case "decode":
-            bits |= DECODE_BIT;
-            break;
-          case "encode":
-            bits |= ENCODE_BIT;
-            break;
-          case "aggregated":
-            bits |= PREFILL_BIT | DECODE_BIT;
-            break;
-          default:
-            throw WireValidationException.malformed(
-                "worker_type", "unrecognized worker_type token: '" + token + "'");
-        }
+        bits |= switch (token) {
+          case "prefill" -> PREFILL_BIT;
+          case "decode" -> DECODE_BIT;
+          case "encode" -> ENCODE_BIT;
+          case "aggregated" -> PREFILL_BIT | DECODE_BIT;
+          default -> throw WireValidationException.malformed(
+              "worker_type", "unrecognized worker_type token: '" + token + "'");
+        };
       }
     }
-    switch (bits) {
-      case PREFILL_BIT:
-        return PREFILL;
-      case DECODE_BIT:
-        return DECODE;
-      case ENCODE_BIT:
-        return ENCODE;
-      case PREFILL_BIT | DECODE_BIT:
-        return AGGREGATED;
-      default:
-        throw WireValidationException.malformed(
-            "worker_type", "worker_type '" + workerType + "' is not one of prefill, decode, encode, aggregated");
-    }
+    return switch (bits) {
+      case PREFILL_BIT -> PREFILL;
+      case DECODE_BIT -> DECODE;
+      case ENCODE_BIT -> ENCODE;
+      case PREFILL_BIT | DECODE_BIT -> AGGREGATED;
+      default -> throw WireValidationException.malformed(
+          "worker_type", "worker_type '" + workerType + "' is not one of prefill, decode, encode, aggregated");
+    };
   }
 }

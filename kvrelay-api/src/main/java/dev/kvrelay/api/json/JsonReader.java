@@ -104,27 +104,18 @@ final class JsonReader {
     if (t == null) {
       throw JsonException.of(JsonException.Reason.UNEXPECTED_END, s.length(), "expected a value");
     }
-    switch (t) {
-      case START_OBJECT:
-        return readObject(p);
-      case START_ARRAY:
-        return readArray(p);
-      case VALUE_STRING:
-        return new JsonString(checkedText(p));
-      case VALUE_NUMBER_INT:
-      case VALUE_NUMBER_FLOAT:
-        return number(p);
-      case VALUE_TRUE:
-        return JsonBoolean.TRUE;
-      case VALUE_FALSE:
-        return JsonBoolean.FALSE;
-      case VALUE_NULL:
-        return JsonNull.INSTANCE;
-      default:
-        // END_ARRAY / END_OBJECT where a value belongs are syntax errors Jackson reports itself.
-        throw JsonException.of(JsonException.Reason.SYNTAX, offset(p.currentTokenLocation()),
-            "unexpected " + t + ", expected a value");
-    }
+    return switch (t) {
+      case START_OBJECT -> readObject(p);
+      case START_ARRAY -> readArray(p);
+      case VALUE_STRING -> new JsonString(checkedText(p));
+      case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> number(p);
+      case VALUE_TRUE -> JsonBoolean.TRUE;
+      case VALUE_FALSE -> JsonBoolean.FALSE;
+      case VALUE_NULL -> JsonNull.INSTANCE;
+      // END_ARRAY / END_OBJECT where a value belongs are syntax errors Jackson reports itself.
+      default -> throw JsonException.of(JsonException.Reason.SYNTAX, offset(p.currentTokenLocation()),
+          "unexpected " + t + ", expected a value");
+    };
   }
 
   private JsonObject readObject(JsonParser p) throws IOException, JsonException {

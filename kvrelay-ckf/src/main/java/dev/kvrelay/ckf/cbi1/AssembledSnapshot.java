@@ -8,9 +8,13 @@ import java.util.Objects;
  * {@link SnapshotAssembly} that produced it): a completely reassembled snapshot, all B bucket words at
  * one publication sequence. Equality compares array contents.
  *
+ * <p>{@code ArrayRecordComponent} is suppressed: equality, hash and text use the contents, and the table is
+ * handed over without a copy (decode path).
+ *
  * @param epoch the snapshot sequence S (header epoch of every chunk)
  * @param words the dense table, {@code words.length == B}
  */
+@SuppressWarnings("ArrayRecordComponent")
 public record AssembledSnapshot(long epoch, long[] words) {
 
   /** Rejects a null table. */

@@ -8,9 +8,13 @@ import java.util.Objects;
  * images, image {@code i} setting bucket {@code buckets[i]} to {@code words[i]}. Equality compares
  * array contents.
  *
+ * <p>{@code ArrayRecordComponent} is suppressed: equality, hash and text use the contents, and the arrays are
+ * handed over without a copy (decode path).
+ *
  * @param buckets bucket indexes
  * @param words absolute bucket words
  */
+@SuppressWarnings("ArrayRecordComponent")
 public record BucketImages(int[] buckets, long[] words) {
 
   /** Rejects arrays of different lengths. */

@@ -51,14 +51,11 @@ public final class Cbi1Decoder {
     int flags = LittleEndian.getU16(frame, off + Cbi1.OFF_FLAGS);
     int body = off + HEADER_LENGTH;
     int bodyLen = len - HEADER_LENGTH;
-    switch (flags) {
-      case Cbi1.FLAG_SNAPSHOT_CHUNK:
-        return decodeChunkBody(header, frame, body, bodyLen);
-      case Cbi1.FLAG_DELTA:
-        return decodeDeltaBody(header, frame, body, bodyLen);
-      default:
-        throw new Cbi1DecodeException(Reason.FLAGS, "flags 0x" + Integer.toHexString(flags));
-    }
+    return switch (flags) {
+      case Cbi1.FLAG_SNAPSHOT_CHUNK -> decodeChunkBody(header, frame, body, bodyLen);
+      case Cbi1.FLAG_DELTA -> decodeDeltaBody(header, frame, body, bodyLen);
+      default -> throw new Cbi1DecodeException(Reason.FLAGS, "flags 0x" + Integer.toHexString(flags));
+    };
   }
 
   /** Checks 1–6 of §6.6 (everything before flags) and returns the header fields. */

@@ -27,6 +27,9 @@ public sealed interface Cbi1Frame permits Cbi1Frame.SnapshotChunk, Cbi1Frame.Del
   /**
    * Immutable by convention ({@code words} is owned by this value): one chunk of a snapshot (flags 1).
    *
+   * <p>{@code ArrayRecordComponent} is suppressed: equality, hash and text use the contents, and the decoder
+   * hands the array over without a copy.
+   *
    * @param header the frame header; {@code epoch} is the snapshot sequence
    * @param chunkIndex u32 chunk index, {@code < chunkCount}
    * @param chunkCount u32 chunk count, {@code ≥ 1}
@@ -34,6 +37,7 @@ public sealed interface Cbi1Frame permits Cbi1Frame.SnapshotChunk, Cbi1Frame.Del
    *     by the decoder ({@link SnapshotAssembly} checks contiguity)
    * @param words the dense bucket words {@code [bucketOffset, bucketOffset + words.length)}
    */
+  @SuppressWarnings("ArrayRecordComponent")
   record SnapshotChunk(Cbi1Header header, long chunkIndex, long chunkCount, long bucketOffset, long[] words)
       implements Cbi1Frame {
 
@@ -77,11 +81,15 @@ public sealed interface Cbi1Frame permits Cbi1Frame.SnapshotChunk, Cbi1Frame.Del
    * (flags 2). Images are in wire order; empty deltas and repeated bucket indexes are legal CBI1 (the
    * consumer core rejects them).
    *
+   * <p>{@code ArrayRecordComponent} is suppressed: equality, hash and text use the contents, and the decoder
+   * hands the arrays over without a copy.
+   *
    * @param header the frame header; {@code epoch} is the new sequence
    * @param baseEpoch the sequence this delta applies on top of (= envelope {@code base_sequence})
    * @param buckets bucket index of image {@code i}, each {@code < header.bucketCount()}
    * @param words absolute bucket word of image {@code i}
    */
+  @SuppressWarnings("ArrayRecordComponent")
   record Delta(Cbi1Header header, long baseEpoch, int[] buckets, long[] words) implements Cbi1Frame {
 
     /** Rejects arrays of different lengths. */

@@ -82,10 +82,9 @@ public final class SnapshotAssembly {
    *     reset
    */
   public Optional<AssembledSnapshot> accept(Cbi1Frame frame) throws Cbi1DecodeException {
-    if (!(frame instanceof Cbi1Frame.SnapshotChunk)) {
+    if (!(frame instanceof Cbi1Frame.SnapshotChunk chunk)) {
       throw fail(Reason.CHUNK_SEQUENCE, "a delta frame inside a snapshot");
     }
-    Cbi1Frame.SnapshotChunk chunk = (Cbi1Frame.SnapshotChunk) frame;
     if (chunk.chunkIndex() == 0) {
       reset();
       active = true;

@@ -11,7 +11,7 @@ public interface LaneProbe {
    *
    * @param position a position in {@code [0, n)}
    * @param lanes the lanes whose answer the search will read; bits outside may be anything
-   * @return bit {@code lane} set iff the element at {@code position} is present in that lane
+   * @return a mask whose bit {@code i} is set iff the element at {@code position} is present in lane {@code i}
    */
   int probe(int position, int lanes);
 }

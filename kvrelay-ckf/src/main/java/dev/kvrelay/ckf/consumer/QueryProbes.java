@@ -29,6 +29,7 @@ final class QueryProbes {
   private long[] memo = new long[0];
   private int stamp;
   /** Keeps the warm-up loads observable so the JIT cannot drop them. */
+  @SuppressWarnings("UnusedVariable") // written only, on purpose: the store keeps the warm-up loads alive
   private long touched;
 
   /** Table mode for every later {@link #beginTableQuery}; allocates the position memo. */
@@ -62,8 +63,12 @@ final class QueryProbes {
    * waiting on the previous answer. Preparing them and touching their buckets first lets their cache misses
    * overlap instead of queueing one behind the other (the answers are still read later, by the probes).
    */
-  @SuppressWarnings("nullness") // bound before any table query begins
   private void warmGallopingPositions(int n) {
+    TransposedCkfTable table = this.table;
+    CkfAddressing addressing = this.addressing;
+    if (table == null || addressing == null) {
+      throw unbound();
+    }
     long sink = 0;
     int current = stamp;
     for (int p = 0; p < n; p = p == 0 ? 1 : p << 1) {
@@ -84,10 +89,14 @@ final class QueryProbes {
    * Prepares {@code position} and touches its buckets without answering, so that a later probe of it finds
    * its words in cache. No effect for an external probe or a position already prepared in this query.
    */
-  @SuppressWarnings("nullness") // bound before any table query begins
   void warm(int position) {
     if (external != null || (int) (memo[position] >>> 32) == stamp) {
       return;
+    }
+    TransposedCkfTable table = this.table;
+    CkfAddressing addressing = this.addressing;
+    if (table == null || addressing == null) {
+      throw unbound();
     }
     long packed = addressing.prepare(hashes[position]);
     prepared[position] = packed;
@@ -114,8 +123,12 @@ final class QueryProbes {
   }
 
   /** Table probe through the per-position memo: only lanes not yet examined at the position are read. */
-  @SuppressWarnings("nullness") // table and addressing are bound before any table query begins
   private int probeTable(int position, int lanes) {
+    TransposedCkfTable table = this.table;
+    CkfAddressing addressing = this.addressing;
+    if (table == null || addressing == null) {
+      throw unbound();
+    }
     long state = memo[position];
     int current = stamp;
     long packed;
@@ -139,5 +152,10 @@ final class QueryProbes {
     examined |= needed;
     memo[position] = ((long) current << 32) | ((long) examined << 16) | hits;
     return hits;
+  }
+
+  /** A table query on a scratch that was never bound to a table: a caller bug inside this package. */
+  private static IllegalStateException unbound() {
+    return new IllegalStateException("no table bound: bindTable must precede a table query");
   }
 }

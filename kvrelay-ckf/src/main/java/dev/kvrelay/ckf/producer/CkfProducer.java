@@ -54,6 +54,7 @@ public final class CkfProducer {
    * Sink of the touch-ahead reads, so that the JIT cannot drop them; its value means nothing. See
    * {@link #touchBlock}.
    */
+  @SuppressWarnings("UnusedVariable") // written only, on purpose: the store keeps the touch reads alive
   private long touchSink;
   private CuckooTable table;
   private OwnersMap owners;

@@ -30,7 +30,7 @@ final class StoredPreparation {
     boolean chained = false;
     if (event.hasParent()) {
       int p = lineage == null ? LongLongMap.MISSING : lineage.indexOf(event.parentHash());
-      if (p == LongLongMap.MISSING) {
+      if (lineage == null || p == LongLongMap.MISSING) {
         return CkfOutcome.PARENT_BLOCK_NOT_FOUND;
       }
       parent = lineage.valueAt(p);
@@ -55,7 +55,7 @@ final class StoredPreparation {
       chained = true;
       long external = event.rawExternalHash(i);
       int known = lineage == null ? LongLongMap.MISSING : lineage.indexOf(external);
-      if (known != LongLongMap.MISSING) {
+      if (lineage != null && known != LongLongMap.MISSING) {
         if (lineage.valueAt(known) != c) {
           result = CkfOutcome.INVALID_BLOCK_SEQUENCE;
           break;

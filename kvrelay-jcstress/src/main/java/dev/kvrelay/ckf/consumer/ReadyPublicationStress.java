@@ -1,7 +1,6 @@
 package dev.kvrelay.ckf.consumer;
 
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
-import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 import dev.kvrelay.api.CkfFormat;
@@ -10,6 +9,7 @@ import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.III_Result;
 import org.openjdk.jcstress.infra.results.II_Result;
 import org.openjdk.jcstress.infra.results.I_Result;
 
@@ -77,16 +77,25 @@ public final class ReadyPublicationStress {
   }
 
   /**
-   * Not thread-safe (a jcstress state): the documented weak read. A lane is retired (its ready bit cleared
-   * with a volatile read-modify-write) before its next snapshot is written; a query that read the mask
-   * before the retirement may still load the new word — the contract allows it, and the lane state machine
-   * never relies on anything stronger.
+   * Not thread-safe (a jcstress state): a lane is retired (its ready bit cleared with a volatile
+   * read-modify-write) and its next snapshot written, while the writer of another lane publishes that lane and
+   * then queries lane 3 as a query does (mask once with acquire, then the word).
+   *
+   * <p>All four (ready bit, word) pairs are legal. {@code 1, 99} in particular is not a reordering: the query
+   * loads the mask before the retirement and the word after the rewrite, an ordinary interleaving. The
+   * weak-read contract allows it (ckf-cbi1 §7: a query captures the mask once and never retries, so it may
+   * finish against a lane retired meanwhile, exactly as it may see a delta half applied); the lane still
+   * belongs to the same pool (the manifest is immutable) and carries words of the same format, so the answer
+   * stays advisory, never attributed to another pool. What is forbidden is a lost mask update: retirement
+   * and the other lane's publication are concurrent read-modify-writes of one mask, and both must survive.
    */
   @JCStressTest
-  @Outcome(id = "1, 42", expect = ACCEPTABLE, desc = "query ran before the retirement")
-  @Outcome(id = "0, 42", expect = ACCEPTABLE, desc = "retired, new word not yet visible")
-  @Outcome(id = "0, 99", expect = ACCEPTABLE, desc = "retired and rewritten")
-  @Outcome(id = "1, 99", expect = ACCEPTABLE_INTERESTING, desc = "weak read: old ready mask, new word")
+  @Outcome(id = "1, 42, 1", expect = ACCEPTABLE, desc = "query ran before the retirement")
+  @Outcome(id = "0, 42, 1", expect = ACCEPTABLE, desc = "retired, the new word not loaded yet")
+  @Outcome(id = "0, 99, 1", expect = ACCEPTABLE, desc = "retired and rewritten")
+  @Outcome(id = "1, 99, 1", expect = ACCEPTABLE,
+      desc = "mask loaded before the retirement, word after the rewrite (an interleaving; weak read allowed)")
+  @Outcome(expect = FORBIDDEN, desc = "the retirement or lane 0's publication was lost from the mask")
   @State
   public static class RetireThenRewrite {
     final TransposedCkfTable table = table();
@@ -103,10 +112,16 @@ public final class ReadyPublicationStress {
     }
 
     @Actor
-    public void query(II_Result r) {
+    public void otherLaneWriterThenQuery(III_Result r) {
+      table.publishReady(0);
       int ready = table.readyLanes();
       r.r1 = (ready >>> 3) & 1;
       r.r2 = (int) table.load(1, 3);
+    }
+
+    @Arbiter
+    public void mask(III_Result r) {
+      r.r3 = table.readyLanes();
     }
   }
 }

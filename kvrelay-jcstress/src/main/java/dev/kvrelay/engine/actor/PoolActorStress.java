@@ -1,0 +1,196 @@
+package dev.kvrelay.engine.actor;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
+import dev.kvrelay.api.CkfFormat;
+import dev.kvrelay.ckf.CkfConfigException;
+import dev.kvrelay.ckf.producer.CkfProducer;
+import dev.kvrelay.ckf.producer.CkfProducerConfig;
+import dev.kvrelay.engine.stats.PoolActorStats;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Arbiter;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.III_Result;
+
+/**
+ * Not thread-safe by itself (each nested class is one jcstress state): the {@link PoolActor}'s running flag,
+ * its "schedule once, then drain" hand-off between submitting threads and the actor's serial task.
+ */
+public final class PoolActorStress {
+  private PoolActorStress() {}
+
+  /**
+   * Thread-safe: an {@link ActorScheduler} whose tasks queue until a test thread takes one, so that both jcstress
+   * actors can act as threads of a multi-threaded executor (the running flag, not the executor, must keep the
+   * actor's task serial). Timers are never armed by the commands these tests send and are ignored.
+   */
+  static final class HandOffScheduler implements ActorScheduler {
+    final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    final AtomicInteger executes = new AtomicInteger();
+
+    @Override
+    public void execute(Runnable task) {
+      executes.incrementAndGet();
+      tasks.add(task);
+    }
+
+    @Override
+    public void schedule(Runnable task, long delayNanos) {
+      throw new AssertionError("no command of these tests arms the publication timer");
+    }
+
+    /** Runs the oldest queued task on the calling thread, if there is one. */
+    void runOne() {
+      Runnable task = tasks.poll();
+      if (task != null) {
+        task.run();
+      }
+    }
+
+    /** Runs queued tasks (and the ones they queue) until none is left. */
+    void runAll() {
+      Runnable task;
+      while ((task = tasks.poll()) != null) {
+        task.run();
+      }
+    }
+  }
+
+  /**
+   * Thread-safe: a Stats reply completed from inside the actor's task; it records whether another command of
+   * the same actor was being completed at the same moment (two tasks of one actor running at once).
+   */
+  static final class OverlapReply extends CompletableFuture<PoolActorStats> {
+    private final AtomicInteger inside;
+    private final AtomicInteger overlaps;
+
+    OverlapReply(AtomicInteger inside, AtomicInteger overlaps) {
+      this.inside = inside;
+      this.overlaps = overlaps;
+    }
+
+    @Override
+    public boolean complete(PoolActorStats value) {
+      if (inside.getAndIncrement() != 0) {
+        overlaps.incrementAndGet();
+      }
+      try {
+        return super.complete(value);
+      } finally {
+        inside.decrementAndGet();
+      }
+    }
+  }
+
+  static PoolActor actor(ActorScheduler scheduler) {
+    CkfProducerConfig config;
+    try {
+      config = CkfProducerConfig.of(CkfFormat.withDefaultSeed(2), 500, 16);
+    } catch (CkfConfigException e) {
+      throw new AssertionError(e);
+    }
+    return PoolActor.start(CkfProducer.create(config), PoolActorConfig.DEFAULTS, scheduler, p -> true, f -> { });
+  }
+
+  /**
+   * Not thread-safe (a jcstress state): one command is queued and its task scheduled; the executor thread
+   * runs that task while a second thread submits another command and then also takes a task from the
+   * executor. Whatever the interleaving, both commands run and never two tasks of the actor at once. One task
+   * runs in total when the first task took the second command, two when the second command came after the
+   * first task cleared the flag (the submitter's CAS or the task's own re-check schedules it, never both while
+   * one is busy). Three is a harmless spurious wake-up: the exiting first task saw the second command still
+   * queued, the second task took it and ended, and only then did the first task's re-check win the flag and
+   * schedule a task that finds nothing (its re-check reads a stale "work pending"; it never overlaps).
+   */
+  @JCStressTest
+  @Outcome(id = "2, 0, 1", expect = ACCEPTABLE, desc = "the running task also took the second command")
+  @Outcome(id = "2, 0, 2", expect = ACCEPTABLE, desc = "the second command scheduled a second task")
+  @Outcome(id = "2, 0, 3", expect = ACCEPTABLE, desc = "a stale re-check scheduled an empty third task")
+  @Outcome(expect = FORBIDDEN, desc = "a command was stranded (lost wake-up) or two tasks overlapped")
+  @State
+  public static class SubmitWhileTaskExits {
+    final HandOffScheduler scheduler = new HandOffScheduler();
+    final PoolActor actor = actor(scheduler);
+    final AtomicInteger inside = new AtomicInteger();
+    final AtomicInteger overlaps = new AtomicInteger();
+    final OverlapReply first = new OverlapReply(inside, overlaps);
+    final OverlapReply second = new OverlapReply(inside, overlaps);
+
+    {
+      if (!(actor.submit(new PoolCommand.Stats(first)) instanceof SubmitResult.Accepted)) {
+        throw new AssertionError("an empty mailbox refused a command");
+      }
+    }
+
+    @Actor
+    public void executorThread() {
+      scheduler.runOne();
+    }
+
+    @Actor
+    public void submitterThenExecutorThread() {
+      if (!(actor.submit(new PoolCommand.Stats(second)) instanceof SubmitResult.Accepted)) {
+        throw new AssertionError("a mailbox of 256 refused the second command");
+      }
+      scheduler.runOne();
+    }
+
+    @Arbiter
+    public void quiesce(III_Result r) {
+      scheduler.runAll();
+      r.r1 = (first.isDone() ? 1 : 0) + (second.isDone() ? 1 : 0);
+      r.r2 = overlaps.get();
+      r.r3 = scheduler.executes.get();
+    }
+  }
+
+  /**
+   * Not thread-safe (a jcstress state): two threads submit at once to an idle actor, then each takes a task
+   * from the executor. One submission wins each idle-to-busy transition; both commands run, never in two
+   * overlapping tasks (three tasks: the stale re-check of {@link SubmitWhileTaskExits}).
+   */
+  @JCStressTest
+  @Outcome(id = "2, 0, 1", expect = ACCEPTABLE, desc = "one task ran both commands")
+  @Outcome(id = "2, 0, 2", expect = ACCEPTABLE, desc = "the first task ended before the second submission")
+  @Outcome(id = "2, 0, 3", expect = ACCEPTABLE, desc = "a stale re-check scheduled an empty third task")
+  @Outcome(expect = FORBIDDEN, desc = "a command was stranded (lost wake-up) or two tasks overlapped")
+  @State
+  public static class TwoSubmittersOnIdleActor {
+    final HandOffScheduler scheduler = new HandOffScheduler();
+    final PoolActor actor = actor(scheduler);
+    final AtomicInteger inside = new AtomicInteger();
+    final AtomicInteger overlaps = new AtomicInteger();
+    final OverlapReply first = new OverlapReply(inside, overlaps);
+    final OverlapReply second = new OverlapReply(inside, overlaps);
+
+    @Actor
+    public void submitterA() {
+      if (!(actor.submit(new PoolCommand.Stats(first)) instanceof SubmitResult.Accepted)) {
+        throw new AssertionError("an empty mailbox refused a command");
+      }
+      scheduler.runOne();
+    }
+
+    @Actor
+    public void submitterB() {
+      if (!(actor.submit(new PoolCommand.Stats(second)) instanceof SubmitResult.Accepted)) {
+        throw new AssertionError("an empty mailbox refused a command");
+      }
+      scheduler.runOne();
+    }
+
+    @Arbiter
+    public void quiesce(III_Result r) {
+      scheduler.runAll();
+      r.r1 = (first.isDone() ? 1 : 0) + (second.isDone() ? 1 : 0);
+      r.r2 = overlaps.get();
+      r.r3 = scheduler.executes.get();
+    }
+  }
+}
