@@ -125,8 +125,14 @@ final class PoolSession {
     if (r.laneOutcome() != null) {
       b.append(' ').append(r.laneOutcome());
     }
-    if (!r.detail().isEmpty()) {
-      b.append(": ").append(r.detail());
+    String detail = r.detail();
+    for (Object named : new Object[] {r.decodeError(), r.laneOutcome()}) {
+      if (named != null && detail.startsWith(named.toString())) {
+        detail = detail.substring(named.toString().length()).replaceFirst("^:\\s*", "");
+      }
+    }
+    if (!detail.isEmpty()) {
+      b.append(": ").append(detail);
     }
     return b.toString();
   }

@@ -233,11 +233,14 @@ class InspectCommandTest {
     startChurn();
     try (CorruptingRelay bad = new CorruptingRelay(server.port(), CorruptingRelay.Fault.FLIP_BIT)) {
       Run r = run("pool", "--target", "127.0.0.1:" + bad.port(), "--seconds", "20");
+      Files.createDirectories(Path.of("target"));
+      Files.writeString(Path.of("target", "inspect-pool-flip-bit.txt"), r.err() + r.out() + "exit " + r.status() + "\n",
+          StandardCharsets.UTF_8);
       assertThat(r.status()).as(r.out() + r.err()).isEqualTo(InspectCommand.INVALID);
       assertThat(bad.deltasSeen()).isGreaterThanOrEqualTo(CorruptingRelay.TARGET_DELTA);
       JsonNode p = JSON.readTree(r.out());
       assertThat(p.get("valid").asBoolean()).isFalse();
-      assertThat(p.get("violation").asText()).contains("(DELTA, base_sequence ").contains("CHECKSUM");
+      assertThat(p.get("violation").asText()).contains("(DELTA, base_sequence ").contains("DECODE_FAILED CHECKSUM: stored 0x");
       assertThat(r.err()).contains("INVALID frame #");
     }
   }
@@ -247,9 +250,13 @@ class InspectCommandTest {
     startChurn();
     try (CorruptingRelay bad = new CorruptingRelay(server.port(), CorruptingRelay.Fault.SKIP_SEQUENCE)) {
       Run r = run("pool", "--target", "127.0.0.1:" + bad.port(), "--seconds", "20");
+      Files.createDirectories(Path.of("target"));
+      Files.writeString(Path.of("target", "inspect-pool-skip-sequence.txt"), r.err() + r.out() + "exit " + r.status() + "\n",
+          StandardCharsets.UTF_8);
       assertThat(r.status()).as(r.out() + r.err()).isEqualTo(InspectCommand.INVALID);
       JsonNode p = JSON.readTree(r.out());
-      assertThat(p.get("violation").asText()).contains("(DELTA, base_sequence ");
+      assertThat(p.get("violation").asText()).contains("(DELTA, base_sequence ")
+          .contains("LANE_REJECTED BASE_SEQUENCE_MISMATCH");
       assertThat(r.err()).contains("INVALID frame #");
     }
   }
