@@ -53,7 +53,7 @@ class InspectCommandTest {
   @BeforeEach
   void start() throws Exception {
     RelayEngineConfig config = RelayEngineConfig.builder().dcId("dc-a").watchAll(true).expectedUniqueBlocks(4096)
-        .bind("127.0.0.1:5561").build();
+        .bind("127.0.0.1:5561").set(dev.kvrelay.engine.RelayConfigKey.MAX_CATALOG_SUBSCRIBERS, 2).build();
     engine = RelayEngine.builder().config(config).discovery(discovery).eventPlane(plane).requestPlane(requests)
         .poolThreads(2).build();
     server = RelayGrpcServer.builder().engine(engine).address(new InetSocketAddress("127.0.0.1", 0)).build();
@@ -262,7 +262,7 @@ class InspectCommandTest {
   }
 
   @Test
-  void callErrorsNameTheGrpcStatusAndTheRelayReason() {
+  void callErrorsNameTheGrpcStatusAndTheRelayReason() throws Exception {
     Run r = run("pool", "no.such.pool", "--target", target(), "--seconds", "1");
     assertThat(r.status()).isEqualTo(InspectCommand.CALL_FAILED);
     assertThat(r.err()).contains("no catalog pool no.such.pool");
@@ -274,5 +274,12 @@ class InspectCommandTest {
     Run usage = run("pool");
     assertThat(usage.status()).isEqualTo(InspectCommand.USAGE);
     assertThat(usage.err()).contains("--target");
+
+    try (var one = engine.watchCatalog("holder-1"); var two = engine.watchCatalog("holder-2")) {
+      Run limited = run("catalog", "--target", target());
+      assertThat(limited.status()).as(limited.out()).isEqualTo(InspectCommand.CALL_FAILED);
+      assertThat(limited.err()).contains("WatchKvPoolCatalog: RESOURCE_EXHAUSTED kv-relay-error-reason="
+          + dev.kvrelay.api.RelayErrorReason.RESOURCE_LIMIT.wireName());
+    }
   }
 }
