@@ -95,6 +95,7 @@ class ThreadingContractJavadocTest {
     "../kvrelay-launcher/src/main/java/dev/kvrelay/launcher",
     "../kvrelay-spi-discovery/kvrelay-discovery-file/src/main/java/dev/kvrelay/discovery/file",
     "../kvrelay-launcher/src/main/java/dev/kvrelay/launcher/cli",
+    "../kvrelay-launcher/src/main/java/dev/kvrelay/launcher/inspect",
     "../kvrelay-launcher/src/main/java/dev/kvrelay/launcher/system",
     "../kvrelay-launcher/src/main/java/dev/kvrelay/launcher/diagnostics",
   })
