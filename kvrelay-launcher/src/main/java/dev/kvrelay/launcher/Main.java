@@ -5,6 +5,7 @@ import dev.kvrelay.launcher.cli.RelayCommandLine;
 import dev.kvrelay.launcher.cli.RelaySettings;
 import dev.kvrelay.launcher.cli.RuntimeEnvironment;
 import dev.kvrelay.launcher.health.WanStatus;
+import dev.kvrelay.launcher.inspect.InspectCommand;
 import dev.kvrelay.launcher.system.RelayProcessInfo;
 import dev.kvrelay.launcher.system.SystemServer;
 import dev.kvrelay.launcher.system.SystemServerSettings;
@@ -26,6 +27,8 @@ import org.slf4j.LoggerFactory;
  *       ({@link RuntimeEnvironment}, {@link OpenPlugins}), run by {@link StockRelay} until SIGTERM or SIGINT.
  *   <li>{@code kvrelay demo [--bind HOST:PORT]} — one in-process DC with simulated workers that keep caching and
  *       evicting, behind the WAN gRPC server until SIGTERM or SIGINT ({@link ServeDemo}).
+ *   <li>{@code kvrelay inspect <info|catalog|readiness|load|serving-load|pool|query> --target HOST:PORT} — a
+ *       client of a running relay that prints what grpcurl would and validates pool streams ({@code INSPECT.md}).
  *   <li>{@code kvrelay demo --self-check} — three DCs in process read back by a router-side consumer, exit 0 only
  *       if every answer is exact ({@link EmbeddedDemo}).
  * </ul>
@@ -85,6 +88,9 @@ public final class Main {
    */
   static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err, StopRequest stop,
       PluginRegistries registries, Hooks hooks) {
+    if (args.length > 0 && args[0].equals("inspect")) {
+      return inspect(java.util.Arrays.copyOfRange(args, 1, args.length), out, err);
+    }
     CommandLineOutcome outcome = RelayCommandLine.parse(args, env);
     if (outcome instanceof CommandLineOutcome.Help help) {
       out.print(help.text());
@@ -190,6 +196,16 @@ public final class Main {
   private static WanStatus wanStatus(StockRelay relay) {
     return relay.grpcServer().isEmpty() ? WanStatus.DISABLED
         : new WanStatus(true, true, relay.boundAddress().orElse(null), null);
+  }
+
+  /** {@code kvrelay inspect …} ({@code INSPECT.md}): a gRPC client of a relay; its exit status is the command's. */
+  private static int inspect(String[] args, PrintStream out, PrintStream err) {
+    picocli.CommandLine cl = new picocli.CommandLine(new InspectCommand());
+    cl.setOut(new java.io.PrintWriter(out, true));
+    cl.setErr(new java.io.PrintWriter(err, true));
+    int status = cl.execute(args);
+    out.flush();
+    return status;
   }
 
   private static int serveDemo(CommandLineOutcome.Demo demo, PrintStream out, PrintStream err, StopRequest stop,

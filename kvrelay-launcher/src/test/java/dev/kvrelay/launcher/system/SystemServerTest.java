@@ -316,7 +316,7 @@ class SystemServerTest {
     String p = "ns.backend.generate";
     PoolStats ps = s.pools().get(0);
     assertThat(m.value("kvrelay_pool_events_total", with(base, "pool", p, "outcome", "applied")))
-        .isEqualTo(ps.actor().appliedEvents()).isPositive();
+        .isEqualTo(ps.actor().appliedEvents()); // 0 when the worker's restore delivered the blocks first
     assertThat(m.value("kvrelay_pool_resident_hashes", with(base, "pool", p))).isEqualTo(3);
     assertThat(m.value("kvrelay_pool_ckf_slots", with(base, "pool", p)))
         .isEqualTo(pool.producer().ckfFormat().bucketCount() * 4.0);
