@@ -6,6 +6,7 @@
  * generated messages and stubs ({@code dev.kvrelay.grpc.proto}) are the module's inside.
  */
 module dev.kvrelay.grpc {
+  requires org.slf4j;
   requires static transitive org.jspecify;
   requires static java.annotation; // @javax.annotation.Generated on the generated stubs
   requires transitive dev.kvrelay.engine;

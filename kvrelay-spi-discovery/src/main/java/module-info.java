@@ -4,6 +4,7 @@
  * the in-memory provider {@code mem}, and the file-mode scope ({@code --sources-file}) parser and poller.
  */
 module dev.kvrelay.spi.discovery {
+  requires org.slf4j;
   requires transitive dev.kvrelay.api;
   requires static org.jspecify;
 

@@ -5,6 +5,7 @@
  * and subjects are {@code dev.kvrelay.api.EventScope}.
  */
 module dev.kvrelay.spi.eventplane {
+  requires org.slf4j;
   requires static transitive org.jspecify;
   requires transitive dev.kvrelay.api;
   requires msgpack.core;

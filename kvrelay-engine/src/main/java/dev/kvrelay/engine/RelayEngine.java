@@ -42,7 +42,6 @@ import dev.kvrelay.spi.discovery.DiscoveryWatch;
 import dev.kvrelay.spi.discovery.ModelKey;
 import dev.kvrelay.spi.eventplane.EventPlane;
 import dev.kvrelay.spi.eventplane.RequestPlaneClient;
-import java.lang.System.Logger.Level;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,6 +63,8 @@ import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Thread-safe: the embeddable KV relay. One engine watches discovery, materializes a pool per serving endpoint
@@ -92,7 +93,7 @@ import org.jspecify.annotations.Nullable;
  * {@link #terminated()} exceptionally; a fault in one event, source or pool never takes down another.
  */
 public final class RelayEngine implements RelaySource, AutoCloseable {
-  private static final System.Logger LOG = System.getLogger(RelayEngine.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(RelayEngine.class);
 
   /** Worker recovery queries in flight per relay (producer.md §3.1 {@code recovery_fetch_permit}). */
   public static final int RECOVERY_QUERY_CONCURRENCY = 16;
@@ -465,14 +466,14 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
-      LOG.log(Level.WARNING, "relay shutdown: control task did not finish", e);
+      LOG.warn("relay shutdown: control task did not finish", e);
     }
     try {
       CompletableFuture.allOf(actors.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException | TimeoutException e) {
-      LOG.log(Level.WARNING, "relay shutdown: pool actors did not stop in time", e);
+      LOG.warn("relay shutdown: pool actors did not stop in time", e);
     }
     hubs.close();
     catalogWatch.close();
@@ -526,7 +527,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
     try {
       controlExecutor.execute(() -> guarded(task));
     } catch (RejectedExecutionException e) {
-      LOG.log(Level.DEBUG, "control task dropped: relay stopped");
+      LOG.debug("control task dropped: relay stopped");
     }
   }
 
@@ -535,7 +536,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
     try {
       controlExecutor.schedule(() -> guarded(task), delayMs, TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException e) {
-      LOG.log(Level.DEBUG, "control timer dropped: relay stopped");
+      LOG.debug("control timer dropped: relay stopped");
     }
   }
 
@@ -567,7 +568,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
   }
 
   void fail(Throwable cause) {
-    LOG.log(Level.ERROR, "relay host failed", cause);
+    LOG.error("relay host failed", cause);
     terminated.completeExceptionally(cause);
   }
 

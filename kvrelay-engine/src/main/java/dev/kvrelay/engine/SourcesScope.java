@@ -9,11 +9,12 @@ import dev.kvrelay.spi.discovery.sources.SourcesDocument;
 import dev.kvrelay.spi.discovery.sources.SourcesException;
 import dev.kvrelay.spi.discovery.sources.SourcesFilePoller;
 import dev.kvrelay.spi.discovery.sources.SourcesStatus;
-import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Thread-safe (re-scoping is serialised by the poller's thread and {@code lock}): the file-mode scope source
@@ -24,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * the last applied sources (the poller's status records the error).
  */
 final class SourcesScope implements AutoCloseable {
-  private static final System.Logger LOG = System.getLogger(SourcesScope.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(SourcesScope.class);
 
   private final DiscoveryBackend discovery;
   /** A listener for the next watch: {@code true} = the engine's first watch (snapshot), else a resync. */
@@ -98,7 +99,7 @@ final class SourcesScope implements AutoCloseable {
       }
       applied = scope;
       first = false;
-      LOG.log(Level.INFO, "sources file revision " + doc.revision() + " applied: " + namespaces.size()
+      LOG.info("sources file revision " + doc.revision() + " applied: " + namespaces.size()
           + " namespace(s)");
     }
   }
@@ -106,7 +107,7 @@ final class SourcesScope implements AutoCloseable {
   /** The new watch was refused: the last applied scope is watched again (resynced), so the relay keeps serving it. */
   private void reopenApplied(DiscoveryException cause) {
     DiscoveryScope previous = applied;
-    LOG.log(Level.WARNING, "sources file: the discovery watch for the new sources failed (" + cause.getMessage()
+    LOG.warn("sources file: the discovery watch for the new sources failed (" + cause.getMessage()
         + "); keeping " + (previous == null ? "no namespaces" : previous));
     if (previous == null) {
       return;
@@ -114,7 +115,7 @@ final class SourcesScope implements AutoCloseable {
     try {
       watch = discovery.watch(previous, listeners.apply(false));
     } catch (DiscoveryException e) {
-      LOG.log(Level.WARNING, "sources file: re-watching " + previous + " failed too: " + e.getMessage());
+      LOG.warn("sources file: re-watching " + previous + " failed too: " + e.getMessage());
     }
   }
 

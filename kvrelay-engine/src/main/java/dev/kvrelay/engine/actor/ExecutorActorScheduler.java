@@ -1,10 +1,11 @@
 package dev.kvrelay.engine.actor;
 
-import java.lang.System.Logger.Level;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Thread-safe: the production {@link ActorScheduler} over a {@link ScheduledExecutorService} (one
@@ -12,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * way). A task refused because the executor is shutting down is logged and dropped.
  */
 public final class ExecutorActorScheduler implements ActorScheduler {
-  private static final System.Logger LOG = System.getLogger(ExecutorActorScheduler.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(ExecutorActorScheduler.class);
 
   private final ScheduledExecutorService executor;
 
@@ -26,7 +27,7 @@ public final class ExecutorActorScheduler implements ActorScheduler {
     try {
       executor.execute(task);
     } catch (RejectedExecutionException e) {
-      LOG.log(Level.WARNING, "pool actor task refused: executor shut down", e);
+      LOG.warn("pool actor task refused: executor shut down", e);
     }
   }
 
@@ -35,7 +36,7 @@ public final class ExecutorActorScheduler implements ActorScheduler {
     try {
       executor.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
-      LOG.log(Level.WARNING, "pool actor timer refused: executor shut down", e);
+      LOG.warn("pool actor timer refused: executor shut down", e);
     }
   }
 }

@@ -14,7 +14,6 @@ import dev.kvrelay.engine.stats.PoolActorStats;
 import dev.kvrelay.spi.eventplane.KvEventData;
 import dev.kvrelay.spi.eventplane.RouterEvent;
 import dev.kvrelay.spi.eventplane.StoredBlock;
-import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -22,6 +21,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Thread-safe at its submission methods, single-writer inside: every command runs in one task confined
@@ -51,7 +52,7 @@ import java.util.concurrent.atomic.LongAdder;
  * Subscribe takes a barrier snapshot, which every consumer must then re-install.
  */
 public final class PoolActor {
-  private static final System.Logger LOG = System.getLogger(PoolActor.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(PoolActor.class);
 
   private final CkfProducer producer;
   private final PoolActorConfig config;
@@ -242,7 +243,7 @@ public final class PoolActor {
     try {
       step.run();
     } catch (RuntimeException e) {
-      LOG.log(Level.ERROR, "pool actor: unexpected exception, fencing the producer", e);
+      LOG.error("pool actor: unexpected exception, fencing the producer", e);
       reportFault(new MemberId(0, 0), 0, FaultKind.INTERNAL_ERROR);
     }
   }
@@ -316,8 +317,10 @@ public final class PoolActor {
     if (event.hasUnsupportedResidency()) {
       // Decision (ckf-cbi1.md §3.4): no mutation, no pending count, counted + logged, source kept.
       unsupportedResidency++;
-      LOG.log(Level.DEBUG, () -> "pool actor: unsupported residency domain " + event.residencyDomain()
-          + " from " + member + " publisher " + Long.toUnsignedString(a.publisherId()) + "; ignored");
+      if (LOG.isDebugEnabled()) {
+        LOG.debug("pool actor: unsupported residency domain {} from {} publisher {}; ignored",
+            event.residencyDomain(), member, Long.toUnsignedString(a.publisherId()));
+      }
       return;
     }
     if (!event.targetsPrimary()) {
@@ -396,7 +399,7 @@ public final class PoolActor {
       ok = publications.offer(p);
     } catch (RuntimeException e) {
       listenerErrors++;
-      LOG.log(Level.WARNING, "pool actor: publication listener failed", e);
+      LOG.warn("pool actor: publication listener failed", e);
       ok = false;
     }
     if (ok) {
@@ -408,7 +411,7 @@ public final class PoolActor {
       return true;
     }
     lags++;
-    LOG.log(Level.WARNING, "pool actor: publication listener lagging; subscribers must re-snapshot");
+    LOG.warn("pool actor: publication listener lagging; subscribers must re-snapshot");
     if (p instanceof CkfDelta d) {
       producer.deliveryFailed(d);
     } else {
@@ -451,13 +454,16 @@ public final class PoolActor {
       case FENCE_AND_REBUILD_PRODUCER -> fenceFaults++;
       case REPORT_RESOURCE_FAILURE -> { }
     }
-    LOG.log(kind == FaultKind.CAPACITY_EXHAUSTED ? Level.DEBUG : Level.WARNING,
-        () -> "pool actor fault: " + fault);
+    if (kind == FaultKind.CAPACITY_EXHAUSTED) {
+      LOG.debug("pool actor fault: {}", fault);
+    } else {
+      LOG.warn("pool actor fault: {}", fault);
+    }
     try {
       faults.onFault(fault);
     } catch (RuntimeException e) {
       listenerErrors++;
-      LOG.log(Level.WARNING, "pool actor: fault listener failed", e);
+      LOG.warn("pool actor: fault listener failed", e);
     }
     if (kind.disposition() == FaultDisposition.FENCE_AND_REBUILD_PRODUCER && state == ActorState.RUNNING) {
       discardTail();

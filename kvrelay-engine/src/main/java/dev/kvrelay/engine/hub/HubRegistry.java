@@ -20,6 +20,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Thread-safe (slot map and init permits guarded by the registry's monitor; lock order registry → slot →
@@ -28,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  * cap is reached), and hands out {@link RelayStream}s of {@link PoolFrame}s.
  */
 public final class HubRegistry implements AutoCloseable {
-  private static final System.Logger LOG = System.getLogger(HubRegistry.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(HubRegistry.class);
 
   private final HubSettings settings;
   private final RelayIdentity relay;
@@ -283,7 +285,7 @@ public final class HubRegistry implements AutoCloseable {
     try {
       faults.onHubFault(slot.pool(), slot.producer(), reason, message);
     } catch (RuntimeException e) {
-      LOG.log(System.Logger.Level.WARNING, "hub fault listener failed", e);
+      LOG.warn("hub fault listener failed", e);
     }
   }
 

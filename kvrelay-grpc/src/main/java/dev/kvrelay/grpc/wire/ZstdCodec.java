@@ -9,7 +9,7 @@ import io.grpc.DecompressorRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.lang.System.Logger.Level;
+import org.slf4j.LoggerFactory;
 
 /**
  * Immutable and thread-safe: the {@code "zstd"} gRPC message encoding (wan-grpc.md §6.1) on libzstd through
@@ -78,8 +78,8 @@ public final class ZstdCodec implements Codec {
       Native.load();
       return true;
     } catch (LinkageError | RuntimeException e) {
-      System.getLogger(ZstdCodec.class.getName()).log(Level.WARNING,
-          "zstd native library unavailable; gRPC messages use identity encoding only: " + e);
+      LoggerFactory.getLogger(ZstdCodec.class).warn(
+          "zstd native library unavailable; gRPC messages use identity encoding only: {}", e.toString());
       return false;
     }
   }

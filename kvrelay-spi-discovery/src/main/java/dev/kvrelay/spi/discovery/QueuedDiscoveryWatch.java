@@ -1,6 +1,5 @@
 package dev.kvrelay.spi.discovery;
 
-import java.lang.System.Logger.Level;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -8,6 +7,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Thread-safe: the delivery half every backend's watch shares — one daemon thread per watch that runs queued work
@@ -22,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  * subclass's resources once, when the watch closes.
  */
 public abstract class QueuedDiscoveryWatch implements DiscoveryWatch {
-  private static final System.Logger LOG = System.getLogger(QueuedDiscoveryWatch.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(QueuedDiscoveryWatch.class);
 
   private final DiscoveryScope scope;
   private final DiscoveryListener listener;
@@ -110,7 +111,7 @@ public abstract class QueuedDiscoveryWatch implements DiscoveryWatch {
 
   /** A listener callback threw (already counted); the default logs it. Runs on the delivery thread. */
   protected void listenerFailed(RuntimeException e) {
-    LOG.log(Level.WARNING, "discovery listener threw; the callback is dropped and the watch goes on", e);
+    LOG.warn("discovery listener threw; the callback is dropped and the watch goes on", e);
   }
 
   /** Releases the subclass's resources; called once, by the first {@link #close()}, after delivery stopped. */

@@ -1,7 +1,6 @@
 package dev.kvrelay.spi.eventplane;
 
 import dev.kvrelay.api.EventScope;
-import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -11,6 +10,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Thread-safe: an event plane inside one JVM (provider name {@code mem}), the embedded default and the
@@ -24,7 +25,7 @@ import java.util.function.LongSupplier;
  * for fault tests. Each subscription has its own daemon delivery thread and an unbounded queue.
  */
 public final class InMemoryEventPlane implements EventPlane {
-  private static final System.Logger LOG = System.getLogger(InMemoryEventPlane.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(InMemoryEventPlane.class);
   private static final AtomicInteger THREAD_IDS = new AtomicInteger();
 
   private final boolean connectsToChannels;
@@ -336,7 +337,7 @@ public final class InMemoryEventPlane implements EventPlane {
             listener.onDecodeError(e, e.publisherId());
           }
         } catch (RuntimeException e) {
-          LOG.log(Level.WARNING, "event listener failed on " + subject + "; delivery continues", e);
+          LOG.warn("event listener failed on " + subject + "; delivery continues", e);
         }
       }
     }
