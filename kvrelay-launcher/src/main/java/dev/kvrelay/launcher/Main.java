@@ -4,6 +4,9 @@ import dev.kvrelay.launcher.cli.CommandLineOutcome;
 import dev.kvrelay.launcher.cli.RelayCommandLine;
 import dev.kvrelay.launcher.cli.RelaySettings;
 import dev.kvrelay.launcher.cli.RuntimeEnvironment;
+import dev.kvrelay.launcher.diagnostics.StockDiagnostics;
+import dev.kvrelay.launcher.health.HealthSource;
+import dev.kvrelay.launcher.health.SourcesStatus;
 import dev.kvrelay.launcher.health.WanStatus;
 import dev.kvrelay.launcher.inspect.InspectCommand;
 import dev.kvrelay.launcher.system.RelayProcessInfo;
@@ -160,6 +163,20 @@ public final class Main {
         return FAILED;
       }
       systemServer.ifPresent(relay::attach);
+      // The diagnostic runtime endpoints (producer §7.5: health always, stats, snapshot) on the TCP request plane,
+      // advertised in the relay's discovery backend; they answer the same health object as the system server.
+      if (runtime.requestPlane().equals("tcp")) {
+        HealthSource health = systemServer.<HealthSource>map(s -> s::health)
+            .orElseGet(() -> HealthSource.ofEngine(relay.engine(), () -> SourcesStatus.NONE, () -> wanStatus(relay)));
+        try {
+          relay.attach(StockDiagnostics.start(relay.engine(), env, relay.plugins().discovery(), runtime.namespace(),
+              health));
+        } catch (IOException | IllegalArgumentException e) {
+          LOG.error("start failed: {}", e.getMessage());
+          err.println("kvrelay: " + e.getMessage());
+          return FAILED;
+        }
+      }
       systemServer.ifPresent(s -> out.println("kvrelay: system server on " + s.address().getHostString() + ":"
           + s.port() + " (" + system.healthPath() + ", " + system.livePath() + ", /metrics, /engine/state)"));
       hooks.onRelayStarted().accept(relay);

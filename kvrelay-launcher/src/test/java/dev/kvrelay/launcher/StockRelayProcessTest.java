@@ -63,6 +63,15 @@ class StockRelayProcessTest {
         LauncherProcess relay = LauncherProcess.start(fileDiscoveryEnv(), "--dc-id", "dc-a", "--watch-all",
             "--bind", "127.0.0.1:0")) {
       int port = Integer.parseInt(relay.awaitLine(SERVING).group(1));
+      // producer §7.5: the diagnostic endpoints of dc-a (component hash from the spec's example) are advertised
+      // in the relay's own discovery store, and withdrawn again on the orderly stop below.
+      String diagnostics = "kv_dc_relay_cfe22161303982bc925df4cbdf6a2e27";
+      long advertisedBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (storeMentions(diagnostics) < 3) {
+        assertThat(System.nanoTime()).as("3 diagnostic endpoint records in the file store; stderr:%n%s",
+            relay.stderr()).isLessThan(advertisedBy);
+        Thread.sleep(50); // polling interval of a condition with a deadline
+      }
       advertise(registration);
 
       ManagedChannel channel = ManagedChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
@@ -88,6 +97,7 @@ class StockRelayProcessTest {
       relay.process.destroy(); // SIGTERM
       assertThat(relay.awaitExit()).as("exit after SIGTERM; stderr:%n%s", relay.stderr()).isZero();
       assertThat(relay.stdoutLines()).containsExactly("kvrelay: serving dc-a on 127.0.0.1:" + port, "kvrelay: stopped");
+      assertThat(storeMentions(diagnostics)).as("diagnostic records withdrawn on stop").isZero();
       String stderr = relay.stderr();
       assertThat(stderr).contains("kvrelay: stopping on SIGTERM")
           .contains("plugins open: discovery=file eventPlane=mem requestPlane=tcp")
@@ -187,6 +197,21 @@ class StockRelayProcessTest {
   }
 
   /** Sends an HTTP/1.1 request to the gRPC port and waits until the server closes the connection. */
+  /** Files under the file store whose path or content names {@code text}. */
+  private long storeMentions(String text) throws java.io.IOException {
+    try (java.util.stream.Stream<Path> files = java.nio.file.Files.walk(store)) {
+      return files.filter(java.nio.file.Files::isRegularFile).filter(f -> {
+        try {
+          return f.toString().contains(text) || java.nio.file.Files.readString(f).contains(text);
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+          return false; // removed or rewritten while walking: counted on the next poll
+        }
+      }).count();
+    } catch (java.io.UncheckedIOException e) {
+      return -1; // a directory vanished mid-walk; the caller polls again
+    }
+  }
+
   private static void http1Probe(int port) throws Exception {
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
