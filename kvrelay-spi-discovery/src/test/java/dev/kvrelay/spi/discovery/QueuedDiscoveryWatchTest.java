@@ -84,9 +84,19 @@ class QueuedDiscoveryWatchTest {
       }
       finished.incrementAndGet();
     });
-    w.post(l -> later.incrementAndGet());
+    // Posted before close: it may run before the closer takes the delivery lock (the lock is not fair), but
+    // never after close returned.
+    java.util.concurrent.atomic.AtomicBoolean closeReturned = new java.util.concurrent.atomic.AtomicBoolean();
+    w.post(l -> {
+      if (closeReturned.get()) {
+        later.incrementAndGet();
+      }
+    });
     await(inside);
-    Thread closer = new Thread(w::close);
+    Thread closer = new Thread(() -> {
+      w.close();
+      closeReturned.set(true);
+    });
     closer.start();
     // the closer must block while the callback runs
     closer.join(200);
