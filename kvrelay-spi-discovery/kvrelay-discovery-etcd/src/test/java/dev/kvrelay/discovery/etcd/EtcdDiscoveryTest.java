@@ -32,32 +32,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The etcd backend against a real Debian etcd: upstream-shaped values, leases, compaction, restarts, registration. */
 class EtcdDiscoveryTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(20);
-  private static EtcdServer etcd;
+  @RegisterExtension static final EtcdServerExtension ETCD = new EtcdServerExtension();
 
   private final List<AutoCloseable> closeables = new ArrayList<>();
-
-  @BeforeAll
-  static void startEtcd() throws Exception {
-    Assumptions.assumeTrue(EtcdServer.installed() || System.getenv("CI") != null,
-        "Debian etcd-server / etcd-client not installed");
-    etcd = EtcdServer.startNew();
-  }
-
-  @AfterAll
-  static void stopEtcd() throws Exception {
-    if (etcd != null) {
-      etcd.close();
-    }
-  }
 
   @AfterEach
   void closeAll() throws Exception {
@@ -67,7 +51,7 @@ class EtcdDiscoveryTest {
   }
 
   private EtcdWorld world(Map<String, String> settings) throws Exception {
-    EtcdWorld w = new EtcdWorld(etcd, settings);
+    EtcdWorld w = new EtcdWorld(ETCD.server(), settings);
     closeables.add(w);
     return w;
   }
@@ -253,9 +237,9 @@ class EtcdDiscoveryTest {
     RecordingListener l = watchAll(w);
     l.awaitView(TIMEOUT, byKey(first));
 
-    etcd.kill();
+    ETCD.server().kill();
     poll("the watch to notice", () -> w.backend.stats().streamInterruptions() >= 1);
-    etcd.start(); // same data dir and ports
+    ETCD.server().start(); // same data dir and ports
 
     List<DiscoveryRecord> second = oneOfEachKind("team-a", 2);
     Map<DiscoveryKey, DiscoveryRecord> expected = new HashMap<>(byKey(second));
@@ -352,7 +336,7 @@ class EtcdDiscoveryTest {
   void ownRegistrationDisappearsWhenTheRelayProcessDies() throws Exception {
     world(Map.of()); // clears the store
     ProcessBuilder pb = new ProcessBuilder(javaBinary(), "-cp", System.getProperty("java.class.path"),
-        RegisteringChild.class.getName(), etcd.endpoint(), "2");
+        RegisteringChild.class.getName(), ETCD.server().endpoint(), "2");
     pb.redirectErrorStream(true);
     Process child = pb.start();
     closeables.add(child::destroyForcibly);
@@ -367,15 +351,15 @@ class EtcdDiscoveryTest {
     }
     assertThat(key).as("the child registered").isNotNull();
     String registeredKey = key;
-    assertThat(etcd.etcdctl("get", registeredKey, "--keys-only")).isEqualTo(registeredKey);
+    assertThat(ETCD.server().etcdctl("get", registeredKey, "--keys-only")).isEqualTo(registeredKey);
     Thread.sleep(3 * 2_000); // alive: the keep-alive holds the key past its TTL
-    assertThat(etcd.etcdctl("get", registeredKey, "--keys-only")).isEqualTo(registeredKey);
+    assertThat(ETCD.server().etcdctl("get", registeredKey, "--keys-only")).isEqualTo(registeredKey);
 
     child.destroyForcibly(); // SIGKILL: no revoke, no cleanup
     assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
     poll("the dead relay's key to expire", () -> {
       try {
-        return etcd.etcdctl("get", registeredKey, "--keys-only").isEmpty();
+        return ETCD.server().etcdctl("get", registeredKey, "--keys-only").isEmpty();
       } catch (Exception e) {
         return false;
       }

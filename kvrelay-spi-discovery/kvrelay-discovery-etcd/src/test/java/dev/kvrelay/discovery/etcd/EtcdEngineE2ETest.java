@@ -10,9 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The end-to-end contract through the engine on a real Debian etcd: each worker is an etcd lease granted by {@code
@@ -21,21 +19,7 @@ import org.junit.jupiter.api.BeforeAll;
  * relay's jetcd client is the only Java code on the path.
  */
 class EtcdEngineE2ETest extends EngineDiscoveryContract {
-  private static EtcdServer etcd;
-
-  @BeforeAll
-  static void startEtcd() throws Exception {
-    Assumptions.assumeTrue(EtcdServer.installed() || System.getenv("CI") != null,
-        "Debian etcd-server / etcd-client not installed");
-    etcd = EtcdServer.startNew();
-  }
-
-  @AfterAll
-  static void stopEtcd() throws Exception {
-    if (etcd != null) {
-      etcd.close();
-    }
-  }
+  @RegisterExtension static final EtcdServerExtension ETCD = new EtcdServerExtension();
 
   @Override
   protected String backendName() {
@@ -44,18 +28,18 @@ class EtcdEngineE2ETest extends EngineDiscoveryContract {
 
   @Override
   protected WorkerStore openStore() {
-    return new EtcdctlStore(etcd);
+    return new EtcdctlStore(ETCD.server());
   }
 
   @Override
   protected DiscoveryBackend openBackend() throws Exception {
-    return new EtcdDiscoveryProvider().open(DiscoverySettings.of(Map.of(EtcdSettings.ENDPOINTS, etcd.endpoint())));
+    return new EtcdDiscoveryProvider().open(DiscoverySettings.of(Map.of(EtcdSettings.ENDPOINTS, ETCD.server().endpoint())));
   }
 
   /** The latency test writes through an in-process jetcd client of its own (etcdctl would time process start-up). */
   @Override
   protected WorkerStore latencyStore() {
-    return new JetcdStore(etcd);
+    return new JetcdStore(ETCD.server());
   }
 
   /** Not thread-safe: confined to the test thread; workers as etcd leases, written by a jetcd client of their own. */

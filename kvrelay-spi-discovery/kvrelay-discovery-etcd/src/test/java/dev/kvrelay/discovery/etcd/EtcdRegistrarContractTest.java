@@ -14,35 +14,19 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The registrar contract against the etcd backend's lease registration; the store is read back by a jetcd client of its own. */
 class EtcdRegistrarContractTest extends DiscoveryRegistrarContract {
-  private static EtcdServer etcd;
-
-  @BeforeAll
-  static void startEtcd() throws Exception {
-    Assumptions.assumeTrue(EtcdServer.installed() || System.getenv("CI") != null,
-        "Debian etcd-server / etcd-client not installed");
-    etcd = EtcdServer.startNew();
-  }
-
-  @AfterAll
-  static void stopEtcd() throws Exception {
-    if (etcd != null) {
-      etcd.close();
-    }
-  }
+  @RegisterExtension static final EtcdServerExtension ETCD = new EtcdServerExtension();
 
   @Override
   protected RegistrarWorld newWorld() throws Exception {
-    Client reader = Client.builder().endpoints(etcd.endpoint()).build();
+    Client reader = Client.builder().endpoints(ETCD.server().endpoint()).build();
     reader.getKVClient().delete(EtcdWatch.bytes("v1/"), DeleteOption.builder().isPrefix(true).build())
         .get(10, TimeUnit.SECONDS);
     DiscoveryBackend backend = new EtcdDiscoveryProvider().open(
-        DiscoverySettings.of(Map.of(EtcdSettings.ENDPOINTS, etcd.endpoint())));
+        DiscoverySettings.of(Map.of(EtcdSettings.ENDPOINTS, ETCD.server().endpoint())));
     return new RegistrarWorld() {
       @Override
       public DiscoveryBackend backend() {

@@ -18,9 +18,7 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,21 +29,7 @@ import org.junit.jupiter.api.Test;
 class EtcdWatchLatencyTest {
   private static final int WARMUP = 200;
   private static final int CHANGES = 2_000;
-  private static EtcdServer etcd;
-
-  @BeforeAll
-  static void startEtcd() throws Exception {
-    Assumptions.assumeTrue(EtcdServer.installed() || System.getenv("CI") != null,
-        "Debian etcd-server / etcd-client not installed");
-    etcd = EtcdServer.startNew();
-  }
-
-  @AfterAll
-  static void stopEtcd() throws Exception {
-    if (etcd != null) {
-      etcd.close();
-    }
-  }
+  @RegisterExtension static final EtcdServerExtension ETCD = new EtcdServerExtension();
 
   /** Thread-safe (a queue): hands each upsert and its arrival time to the measuring thread. */
   private static final class Arrivals implements DiscoveryListener {
@@ -79,7 +63,7 @@ class EtcdWatchLatencyTest {
 
   @Test
   void putToListenerLatencyOnLoopback() throws Exception {
-    try (EtcdWorld w = new EtcdWorld(etcd, Map.of())) {
+    try (EtcdWorld w = new EtcdWorld(ETCD.server(), Map.of())) {
       Arrivals l = new Arrivals();
       try (DiscoveryWatch watch = w.backend.watch(DiscoveryScope.watchAll(), l)) {
         assertThat(l.snapshot.poll(20, TimeUnit.SECONDS)).isTrue();
