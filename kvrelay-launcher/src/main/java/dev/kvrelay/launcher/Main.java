@@ -128,11 +128,6 @@ public final class Main {
   private static int relay(RelaySettings settings, Map<String, String> env, RuntimeEnvironment runtime,
       PrintStream out, PrintStream err, StopRequest stop, PluginRegistries registries, Hooks hooks)
       throws InterruptedException {
-    if (settings.fileMode()) {
-      err.println("kvrelay: --sources-file (file mode, producer.md §8.2) is not wired to the engine in this build;"
-          + " use discovery mode (--namespaces, --namespace-filter or --watch-all)");
-      return FAILED;
-    }
     SystemServerSettings system;
     try {
       system = SystemServerSettings.fromEnvironment(env);
@@ -143,7 +138,8 @@ public final class Main {
     }
     StockRelay relay;
     try {
-      relay = StockRelay.start(settings.engine(), OpenPlugins.open(runtime, registries), 0);
+      relay = StockRelay.start(settings.engine(), settings.sourcesFile(), settings.connectionRevision(),
+          OpenPlugins.open(runtime, registries), 0);
     } catch (StartException e) {
       LOG.error("start failed: {}", e.getMessage());
       LOG.debug("start failure cause", e);
@@ -155,8 +151,7 @@ public final class Main {
       // and the gRPC server; attached, it closes first, and its health turns 503 as soon as the stop begins.
       Optional<SystemServer> systemServer;
       try {
-        systemServer = SystemServer.startIfEnabled(system, relay.engine(),
-            RelayProcessInfo.discovery(env, () -> wanStatus(relay)));
+        systemServer = SystemServer.startIfEnabled(system, relay.engine(), processInfo(settings, env, relay));
       } catch (IOException e) {
         LOG.error("start failed: {}", e.getMessage());
         err.println("kvrelay: " + e.getMessage());
@@ -167,7 +162,7 @@ public final class Main {
       // advertised in the relay's discovery backend; they answer the same health object as the system server.
       if (runtime.requestPlane().equals("tcp")) {
         HealthSource health = systemServer.<HealthSource>map(s -> s::health)
-            .orElseGet(() -> HealthSource.ofEngine(relay.engine(), () -> SourcesStatus.NONE, () -> wanStatus(relay)));
+            .orElseGet(() -> HealthSource.ofEngine(relay.engine(), () -> sourcesStatus(relay), () -> wanStatus(relay)));
         try {
           relay.attach(StockDiagnostics.start(relay.engine(), env, relay.plugins().discovery(), runtime.namespace(),
               health));
@@ -207,6 +202,22 @@ public final class Main {
     out.println("kvrelay: stopped");
     out.flush();
     return OK;
+  }
+
+  /** What {@code /engine/state} reports: discovery mode, or file mode with the engine's sources status. */
+  private static RelayProcessInfo processInfo(RelaySettings settings, Map<String, String> env, StockRelay relay) {
+    RelayProcessInfo discovery = RelayProcessInfo.discovery(env, () -> wanStatus(relay));
+    if (!settings.fileMode()) {
+      return discovery;
+    }
+    return new RelayProcessInfo(discovery.namespace(), discovery.podUid(), RelayProcessInfo.MODE_FROM_FILE,
+        settings.connectionRevision().orElse(null), discovery.wan(), () -> sourcesStatus(relay));
+  }
+
+  /** The health object's {@code sources}: the engine's sources-file status in file mode, else none. */
+  private static SourcesStatus sourcesStatus(StockRelay relay) {
+    return relay.engine().sourcesStatus().map(s -> new SourcesStatus(s.desiredRevision(), s.appliedRevision(),
+        s.count(), s.lastError() == null ? null : s.lastError().getMessage())).orElse(SourcesStatus.NONE);
   }
 
   /** The WAN listener's part of the health object: enabled with a bind, serving while the gRPC server runs. */

@@ -73,12 +73,25 @@ public final class StockRelay implements AutoCloseable {
    */
   public static StockRelay start(RelayEngineConfig config, OpenPlugins plugins, int poolThreads)
       throws StartException {
+    return start(config, Optional.empty(), Optional.empty(), plugins, poolThreads);
+  }
+
+  /**
+   * As {@link #start(RelayEngineConfig, OpenPlugins, int)}, in file mode when {@code sourcesFile} is present: the
+   * watched namespaces come from that document (producer §8.2), polled by the engine, instead of the config's scope.
+   *
+   * @param connectionRevision {@code DYN_RELAY_CONNECTION_REVISION} (file mode only)
+   * @throws StartException also when no valid sources document could be read at start
+   */
+  public static StockRelay start(RelayEngineConfig config, Optional<java.nio.file.Path> sourcesFile,
+      Optional<String> connectionRevision, OpenPlugins plugins, int poolThreads) throws StartException {
     Objects.requireNonNull(config, "config");
     Objects.requireNonNull(plugins, "plugins");
     RelayEngine engine;
     try {
       RelayEngine.Builder b = RelayEngine.builder().config(config).discovery(plugins.discovery())
           .eventPlane(plugins.eventPlane()).requestPlane(plugins.requestPlane());
+      sourcesFile.ifPresent(f -> b.sourcesFile(f, connectionRevision.orElse(null)));
       if (poolThreads > 0) {
         b.poolThreads(poolThreads);
       }

@@ -15,10 +15,12 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.Timeout;
 
 /** The stock relay's lifecycle in process (producer.md §7.6): start, stop request, terminal failure, order. */
@@ -127,12 +129,53 @@ class StockRelayTest {
   }
 
   @Test
-  void fileModeIsAClearStartErrorNotASilentFallback() {
+  void fileModeWatchesTheSourcesDocumentsNamespacesAndEngineStateReportsItsRevision(@TempDir Path dir)
+      throws Exception {
+    Path sources = dir.resolve("sources.json");
+    // producer §8.2: the document's connectionRevision must match DYN_RELAY_CONNECTION_REVISION
+    java.nio.file.Files.writeString(sources,
+        "{\"version\":1,\"connectionRevision\":\"rev-7\",\"sources\":[{\"namespace\":\"prod\"}]}");
+    Map<String, String> env = new java.util.HashMap<>(MEM);
+    env.put("DYN_SYSTEM_PORT", "0");
+    env.put("DYN_SYSTEM_HOST", "127.0.0.1");
+    env.put("DYN_RELAY_CONNECTION_REVISION", "rev-7");
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int status = Main.run(new String[] {"--dc-id", "dc-a", "--sources-file", "/tmp/sources.json"}, MEM,
-        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+    StopRequest stop = new StopRequest();
+    java.util.concurrent.CompletableFuture<Integer> status = java.util.concurrent.CompletableFuture.supplyAsync(
+        () -> Main.run(new String[] {"--dc-id", "dc-a", "--sources-file", sources.toString()}, env,
+            new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+            stop, PluginRegistries.load()));
+    java.util.regex.Pattern line = java.util.regex.Pattern.compile("kvrelay: system server on 127\\.0\\.0\\.1:(\\d+) ");
+    long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    java.util.regex.Matcher m = line.matcher("");
+    while (!(m = line.matcher(out.toString(StandardCharsets.UTF_8))).find()) {
+      assertThat(status).as("still running; stderr %s", err).isNotDone();
+      assertThat(System.nanoTime()).as("system server line within 30 s; stderr %s", err).isLessThan(until);
+      Thread.sleep(10); // polling interval of a condition with a deadline
+    }
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    String state = http.send(java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create("http://127.0.0.1:" + m.group(1) + "/engine/state")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(state);
+    assertThat(json.get("mode").asText()).as(state).isEqualTo("from-file");
+    assertThat(json.get("connectionRevision").asText()).isEqualTo("rev-7");
+    assertThat(json.get("sources").get("count").asInt()).as(state).isEqualTo(1);
+    assertThat(json.get("sources").get("appliedRevision").isTextual()).as(state).isTrue();
+    assertThat(json.get("sources").get("appliedRevision").asText())
+        .isEqualTo(json.get("sources").get("desiredRevision").asText());
+    stop.request("test");
+    assertThat(status.get(30, java.util.concurrent.TimeUnit.SECONDS)).as("stderr %s", err).isZero();
+  }
+
+  @Test
+  void fileModeWithoutAReadableSourcesDocumentIsAStartError(@TempDir Path dir) {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int status = Main.run(new String[] {"--dc-id", "dc-a", "--sources-file", dir.resolve("absent.json").toString()},
+        MEM, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8), new StopRequest(), PluginRegistries.load());
-    assertThat(status).isEqualTo(1);
-    assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("kvrelay: --sources-file (file mode");
+    assertThat(status).as("stderr %s", err).isEqualTo(1);
+    assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("kvrelay: ").contains("sources");
   }
 }
