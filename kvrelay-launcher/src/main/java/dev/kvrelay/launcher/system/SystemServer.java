@@ -32,6 +32,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       upstream's {@code dynamo_component_kv_dc_relay_*} series, kvrelay's {@code kvrelay_*} and the JVM's,
  *       all sampled from the engine at scrape time;
  *   <li>{@code /engine/state} — {@code {podUID, mode, connectionRevision, ready, sources}};
+ *   <li>{@code /status} — a human status page (server-rendered HTML, 2 s refresh, SVG sparklines) and
+ *       {@code /status.json} — the same data as JSON; the sparklines' history is sampled once a second by a daemon
+ *       thread this server owns ({@link StatusSampler}), stopped by {@link #close()};
  *   <li>anything else — 404 {@code Route not found}; another method on a known route — 405.
  * </ul>
  *
@@ -48,6 +51,10 @@ public final class SystemServer implements AutoCloseable {
   public static final String ENGINE_PREFIX = "/engine/";
   /** The engine state route. */
   public static final String ENGINE_STATE_PATH = "/engine/state";
+  /** The status page. */
+  public static final String STATUS_PATH = "/status";
+  /** The status page's data as JSON. */
+  public static final String STATUS_JSON_PATH = "/status.json";
 
   private final SystemServerSettings settings;
   private final RelayEngine engine;
@@ -56,6 +63,7 @@ public final class SystemServer implements AutoCloseable {
   private final MetricsHandler metrics;
   private final HttpServer http;
   private final ExecutorService executor;
+  private final StatusSampler sampler;
   private volatile boolean shuttingDown;
   private volatile boolean closed;
 
@@ -74,7 +82,16 @@ public final class SystemServer implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    this.http = HttpServer.create(new InetSocketAddress(settings.host(), settings.port()), 64);
+    this.sampler = new StatusSampler(engine);
+    HttpServer created;
+    try {
+      created = HttpServer.create(new InetSocketAddress(settings.host(), settings.port()), 64);
+    } catch (IOException | RuntimeException e) {
+      sampler.close();
+      executor.shutdownNow();
+      throw e;
+    }
+    this.http = created;
     http.createContext("/", this::route);
     http.setExecutor(executor);
     http.start();
@@ -102,9 +119,9 @@ public final class SystemServer implements AutoCloseable {
       throw new IOException("system server cannot bind " + settings.host() + ":" + settings.port() + ": "
           + e.getMessage(), e);
     }
-    LOG.log(Level.INFO, "system server listening on {0}:{1} (health {2}, live {3}, {4}, {5})", settings.host(),
+    LOG.log(Level.INFO, "system server listening on {0}:{1} (health {2}, live {3}, {4}, {5}, {6})", settings.host(),
         Integer.toString(server.port()), settings.healthPath(), settings.livePath(), METRICS_PATH,
-        ENGINE_STATE_PATH);
+        ENGINE_STATE_PATH, STATUS_PATH);
     return server;
   }
 
@@ -152,6 +169,7 @@ public final class SystemServer implements AutoCloseable {
     }
     closed = true;
     http.stop(1);
+    sampler.close();
     executor.shutdownNow();
     try {
       executor.awaitTermination(2, TimeUnit.SECONDS);
@@ -166,7 +184,8 @@ public final class SystemServer implements AutoCloseable {
       String path = exchange.getRequestURI().getPath();
       boolean get = "GET".equals(exchange.getRequestMethod()) || "HEAD".equals(exchange.getRequestMethod());
       boolean health = path.equals(settings.healthPath()) || path.equals(settings.livePath());
-      boolean known = health || path.equals(METRICS_PATH) || path.equals(ENGINE_STATE_PATH);
+      boolean status = path.equals(STATUS_PATH) || path.equals(STATUS_JSON_PATH);
+      boolean known = health || status || path.equals(METRICS_PATH) || path.equals(ENGINE_STATE_PATH);
       if (!known) {
         text(exchange, 404, "Route not found");
         return;
@@ -179,6 +198,13 @@ public final class SystemServer implements AutoCloseable {
       if (health) {
         RelayHealth h = health();
         json(exchange, h.healthy() ? 200 : 503, SystemJson.health(h, uptime()));
+      } else if (status) {
+        StatusReport report = StatusReport.read(engine, health(), sampler, uptime());
+        if (path.equals(STATUS_PATH)) {
+          send(exchange, 200, "text/html; charset=utf-8", StatusHtml.render(report));
+        } else {
+          json(exchange, 200, StatusJson.write(report));
+        }
       } else if (path.equals(METRICS_PATH)) {
         metrics.handle(exchange);
       } else {

@@ -324,7 +324,10 @@ class SystemServerTest {
     assertThat(m.value("kvrelay_pool_ckf_fill_ratio", with(base, "pool", p)))
         .isEqualTo(3.0 / (pool.producer().ckfFormat().bucketCount() * 4.0));
     assertThat(m.value("kvrelay_pool_capacity_omissions_total", with(base, "pool", p))).isZero();
-    assertThat(m.value("kvrelay_pool_ingest_dropped_total", with(base, "pool", p, "reason", "stale"))).isZero();
+    // 1 when the worker's restore delivered the blocks before their live event (that event is then stale); the
+    // scrape came before the stats read and the counter only grows.
+    assertThat(m.value("kvrelay_pool_ingest_dropped_total", with(base, "pool", p, "reason", "stale")))
+        .isIn(0.0, 1.0).isLessThanOrEqualTo(ps.recovery().stale());
     assertThat(m.value("kvrelay_pool_starts_total", base)).isEqualTo(s.poolStarts()).isEqualTo(1);
     assertThat(m.types).containsKey("jvm_memory_used_bytes").containsKey("jvm_threads_current");
 
