@@ -112,7 +112,7 @@ public final class Main {
     try {
       if (outcome instanceof CommandLineOutcome.Demo demo) {
         LogBackend.apply(demo.log());
-        return demo.selfCheck() ? selfCheck(out, err) : serveDemo(demo, out, err, stop, hooks);
+        return demo.selfCheck() ? selfCheck(out, err) : serveDemo(demo, env, out, err, stop, hooks);
       }
       CommandLineOutcome.Serve serve = (CommandLineOutcome.Serve) outcome;
       LogBackend.apply(serve.log());
@@ -236,9 +236,16 @@ public final class Main {
     return status;
   }
 
-  private static int serveDemo(CommandLineOutcome.Demo demo, PrintStream out, PrintStream err, StopRequest stop,
-      Hooks hooks) throws InterruptedException {
-    ServeDemo serve = new ServeDemo(demo.bindOrDefault(), out, err);
+  private static int serveDemo(CommandLineOutcome.Demo demo, Map<String, String> env, PrintStream out,
+      PrintStream err, StopRequest stop, Hooks hooks) throws InterruptedException {
+    SystemServerSettings system;
+    try {
+      system = SystemServerSettings.fromEnvironment(env); // the demo honours DYN_SYSTEM_PORT like the relay
+    } catch (SystemSettingsException e) {
+      err.println("kvrelay: " + e.getMessage());
+      return USAGE;
+    }
+    ServeDemo serve = new ServeDemo(demo.bindOrDefault(), system, out, err);
     hooks.onDemo().accept(serve);
     stop.bind(serve::requestStop);
     return serve.run();

@@ -9,6 +9,10 @@ import dev.kvrelay.engine.RelayEngine;
 import dev.kvrelay.engine.RelayEngineException;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.grpc.server.RelayGrpcServer;
+import dev.kvrelay.launcher.health.WanStatus;
+import dev.kvrelay.launcher.system.RelayProcessInfo;
+import dev.kvrelay.launcher.system.SystemServer;
+import dev.kvrelay.launcher.system.SystemServerSettings;
 import dev.kvrelay.spi.discovery.DiscoveryDecodeException;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import java.io.IOException;
@@ -57,6 +61,7 @@ final class ServeDemo {
   private final CountDownLatch wake = new CountDownLatch(1);
   /** Why the run should end: a stop request's reason, set once. */
   private final AtomicReference<@Nullable String> stopReason = new AtomicReference<>();
+  private final SystemServerSettings system;
   /** An error that ended the engine on its own, set once. */
   private final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
   /** The running engine, once started (for tests of the failure path). */
@@ -66,7 +71,14 @@ final class ServeDemo {
 
   /** A serving run on {@code bind}, printing to {@code out} (errors to {@code err}). */
   ServeDemo(BindAddress bind, PrintStream out, PrintStream err) {
+    this(bind, new SystemServerSettings(SystemServerSettings.DISABLED, SystemServerSettings.DEFAULT_HOST,
+        SystemServerSettings.DEFAULT_HEALTH_PATH, SystemServerSettings.DEFAULT_LIVE_PATH), out, err);
+  }
+
+  /** A serving run on {@code bind} with the system server of {@code system} (disabled unless DYN_SYSTEM_PORT ≥ 0). */
+  ServeDemo(BindAddress bind, SystemServerSettings system, PrintStream out, PrintStream err) {
     this.bind = bind;
+    this.system = system;
     this.out = out;
     this.err = err;
   }
@@ -91,6 +103,7 @@ final class ServeDemo {
     DemoDataCenter dc = null;
     RelayGrpcServer server = null;
     DemoTraffic traffic = null;
+    SystemServer systemServer = null;
     try {
       try {
         dc = DemoDataCenter.start(DC, EXPECTED_UNIQUE_BLOCKS, POOL_THREADS);
@@ -133,6 +146,18 @@ final class ServeDemo {
       out.println("kvrelay: look: gRPC dynamo.kvrelay.v1.KvEventRelay on " + where
           + " (plaintext h2c; grpc.health.v1 and reflection v1 on the same port), e.g. RelayGrpcClient"
           + " watchCatalog/subscribePool; stop with SIGTERM or Ctrl-C");
+      try {
+        WanStatus wan = new WanStatus(true, true, where, null);
+        systemServer = SystemServer.startIfEnabled(system, started.relay(),
+            RelayProcessInfo.discovery(java.util.Map.of(), () -> wan)).orElse(null);
+      } catch (IOException e) {
+        err.println("kvrelay: " + e.getMessage());
+        return Main.FAILED;
+      }
+      if (systemServer != null) {
+        out.println("kvrelay: system server on " + systemServer.address().getHostString() + ":" + systemServer.port()
+            + " (" + system.healthPath() + ", " + system.livePath() + ", /metrics, /engine/state, /status)");
+      }
       out.flush();
       traffic = new DemoTraffic(started.workers());
       traffic.start();
@@ -142,6 +167,10 @@ final class ServeDemo {
       err.println("kvrelay: " + e.getMessage());
       return Main.FAILED;
     } finally {
+      if (systemServer != null) {
+        systemServer.beginShutdown();
+        systemServer.close();
+      }
       if (traffic != null) {
         traffic.close();
       }

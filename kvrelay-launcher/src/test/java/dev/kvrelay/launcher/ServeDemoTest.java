@@ -127,6 +127,37 @@ class ServeDemoTest {
   }
 
   /** A {@code demo --bind 127.0.0.1:0} run in the background, once its serving lines were printed. */
+  @Test
+  void theDemoHonoursDynSystemPortAndItsStatusPageShowsThePool() throws Exception {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    StopRequest stop = new StopRequest();
+    CompletableFuture<Integer> status = CompletableFuture.supplyAsync(() -> Main.run(
+        new String[] {"demo", "--bind", "127.0.0.1:0"}, Map.of("DYN_SYSTEM_PORT", "0", "DYN_SYSTEM_HOST", "127.0.0.1"),
+        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8), stop,
+        PluginRegistries.load()));
+    java.util.regex.Pattern line = java.util.regex.Pattern.compile("kvrelay: system server on 127\\.0\\.0\\.1:(\\d+) ");
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    java.util.regex.Matcher m;
+    while (!(m = line.matcher(out.toString(StandardCharsets.UTF_8))).find()) {
+      assertThat(status).as("still serving; stderr %s", err).isNotDone();
+      assertThat(System.nanoTime()).as("system server line within 30 s; stderr %s", err).isLessThan(until);
+      Thread.sleep(10); // polling interval of a condition with a deadline
+    }
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    java.net.http.HttpResponse<String> page = http.send(java.net.http.HttpRequest.newBuilder(
+        java.net.URI.create("http://127.0.0.1:" + m.group(1) + "/status.json")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(page.statusCode()).isEqualTo(200);
+    assertThat(page.body()).contains("dynamo.backend.generate");
+    java.net.http.HttpResponse<String> health = http.send(java.net.http.HttpRequest.newBuilder(
+        java.net.URI.create("http://127.0.0.1:" + m.group(1) + "/health")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(health.statusCode()).as(health.body()).isEqualTo(200);
+    stop.request("test");
+    assertThat(status.get(30, TimeUnit.SECONDS)).as("stderr %s", err).isZero();
+  }
+
   private record Serving(ByteArrayOutputStream out, ByteArrayOutputStream err, AtomicReference<ServeDemo> serve,
       StopRequest stop, CompletableFuture<Integer> status) {
     static Serving start() throws InterruptedException {
