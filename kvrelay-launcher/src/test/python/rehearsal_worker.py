@@ -5,11 +5,13 @@ lease whose id is the instance id, keys under it, kept alive) through etcd's JSO
 events over raw-socket NATS with kv_worker.py's Rank / NatsOut (the true state of its rank stays here).
 
   rehearsal_worker.py <etcd_url> <namespace> <component> <model> <worker_type> <needs|-> <lora_suffix:lora_name|->
-                      nats <host> <port>
+                      nats <host> <port> | zmq
 
 needs: roles separated by "," (one alternative), or "-" for none.
 stdout: "READY <instance_id>" once every key is written, then one reply line per command.
-stdin: {"op":"events","count":n} -> "OK <sent>";  {"op":"state"} -> "STATE <json list of live tokens hashes>".
+zmq: one PUB bound on tcp://127.0.0.1:<random> (kv_worker's zmq-direct), advertised as the rank's EventChannel.
+stdin: {"op":"events","count":n} -> "OK <sent>";  {"op":"rebind","lost":n} (zmq) close the PUB, n events while
+it is down (lost), bind the same port again -> "OK 0";  {"op":"state"} -> "STATE <json list of live tokens hashes>".
 
 Recovery (runtime-inputs 6): the rank's worker_kv_indexer_query_dp0 endpoint on the TCP request plane
 (plugins-wire 1: request frame, ACK, then a response stream dialled back to the caller), answered from the rank's
@@ -124,8 +126,14 @@ def main():
     threading.Thread(target=keepalive, args=(etcd, lease), daemon=True).start()
     rng = random.Random()
     rank = kv_worker.Rank(lease, 0, rng)
-    o = kv_worker.NatsOut(rank, argv + [ns, comp, "generate"])
-    o.connect()
+    ctx = None
+    if mode == "zmq":
+        import zmq
+        ctx = zmq.Context(1)
+        o = kv_worker.ZmqOut(ctx, rank, "zmq-direct", [])
+    else:
+        o = kv_worker.NatsOut(rank, argv + [ns, comp, "generate"])
+        o.connect()
     hexid = "%x" % lease
     ep = {"namespace": ns, "component": comp, "endpoint": "generate"}
     epid = {"namespace": ns, "component": comp, "name": "generate"}
@@ -159,6 +167,11 @@ def main():
                                              "publisher_id": pub, "recovery_target": qinst}}
     put(etcd, "v1/event_sources/namespace/%s/component/%s/endpoint/generate/topic/kv-events/%x" % (ns, comp, pub),
         json.dumps(src), lease)
+    if mode == "zmq":
+        chan = {"type": "EventChannel", "scope": {"kind": "endpoint", "endpoint": epid}, "topic": "kv-events",
+                "instance_id": pub, "transport": {"kind": "Zmq", "config": {"endpoint": o.endpoint}}}
+        put(etcd, "v1/event_channels/namespace/%s/component/%s/endpoint/generate/topic/kv-events/%x"
+            % (ns, comp, pub), json.dumps(chan), lease)
     kv_worker.out("READY %d" % lease)
     for line in sys.stdin:
         cmd = json.loads(line)
@@ -167,6 +180,13 @@ def main():
                 batch = [rank.envelope(rank.next_event()) for _ in range(cmd["count"])]
             o.send(batch)
             kv_worker.out("OK %d" % cmd["count"])
+        elif cmd["op"] == "rebind":
+            o.close()
+            with LOCK:
+                for _ in range(cmd["lost"]):
+                    rank.envelope(rank.next_event())
+            o.open()
+            kv_worker.out("OK 0")
         elif cmd["op"] == "state":
             with LOCK:
                 live = [str(t) for t in rank.live.values()]
@@ -174,6 +194,8 @@ def main():
         else:
             kv_worker.out("ERROR unknown op " + cmd["op"])
     o.close()
+    if ctx is not None:
+        ctx.term()
 
 
 if __name__ == "__main__":

@@ -81,7 +81,24 @@ class SeedRehearsalTest {
 
   @Test
   void theSeedsDeploymentOnEtcdAndNatsWithThreePythonWorkersSurvivesItsFaults() throws Exception {
+    rehearse("nats");
+  }
+
+  @Test
+  void theSeedsDeploymentOnEtcdAndZmqWithThreePythonWorkersSurvivesItsFaults() throws Exception {
+    rehearse("zmq");
+  }
+
+  /**
+   * The whole rehearsal on {@code plane}: for nats the plane fault is a nats-server restart, for zmq (no server) a
+   * publisher that closes its PUB socket, loses events while it is down and binds the same port again.
+   */
+  private void rehearse(String plane) throws Exception {
     requireTools();
+    boolean zmq = plane.equals("zmq");
+    if (zmq) {
+      requirePythonModule("zmq", "python3-zmq");
+    }
     boolean passed = false;
     try {
       step();
@@ -90,27 +107,27 @@ class SeedRehearsalTest {
       Service nats = Service.nats(tmp.resolve("nats"));
       closers.add(nats);
       Map<String, Worker> workers = new LinkedHashMap<>();
-      workers.put("prefill", Worker.start(etcd.url(), "prefill", DISAGG, "prefill", "decode", "-", nats.port));
-      workers.put("decode", Worker.start(etcd.url(), "decode", DISAGG, "decode", "prefill", "-", nats.port));
-      workers.put("agg", Worker.start(etcd.url(), "agg", AGG, "aggregated", "-", "sql:sql-lora", nats.port));
+      workers.put("prefill", Worker.start(etcd.url(), "prefill", DISAGG, "prefill", "decode", "-", plane, nats.port));
+      workers.put("decode", Worker.start(etcd.url(), "decode", DISAGG, "decode", "prefill", "-", plane, nats.port));
+      workers.put("agg", Worker.start(etcd.url(), "agg", AGG, "aggregated", "-", "sql:sql-lora", plane, nats.port));
       closers.addAll(workers.values());
-      done("1 etcd + nats-server + 3 Python workers advertised");
+      done(plane + " 1 etcd + nats-server + 3 Python workers advertised");
 
       step();
       Map<String, String> env = new HashMap<>();
       env.put("DYN_NAMESPACE", NS);
       env.put("DYN_DISCOVERY_BACKEND", "etcd");
       env.put("ETCD_ENDPOINTS", etcd.url());
-      env.put("DYN_EVENT_PLANE", "nats");
+      env.put("DYN_EVENT_PLANE", plane);
       env.put("NATS_SERVER", "nats://127.0.0.1:" + nats.port);
       env.put("DYN_REQUEST_PLANE", "tcp");
       env.put("DYN_TCP_RESPONSE_STREAM_HOST", "127.0.0.1");
       env.put("DYN_SYSTEM_PORT", "0");
       env.put("DYN_SYSTEM_HOST", "127.0.0.1");
-      RehearsalRelay relay = startRelay(env);
+      RehearsalRelay relay = startRelay(env, 0);
       int port = Integer.parseInt(relay.awaitLine(SERVING).group(1));
       int systemPort = Integer.parseInt(relay.awaitLine(SYSTEM).group(1));
-      done("2 stock relay serving");
+      done(plane + " 2 stock relay serving");
 
       step();
       RelayGrpcClient client = RelayGrpcClient.builder().target("127.0.0.1:" + port).build();
@@ -131,43 +148,49 @@ class SeedRehearsalTest {
       assertThat(health.statusCode()).as("health: %s", health.body()).isEqualTo(200);
       assertThat(get(systemPort, "/metrics").body())
           .containsPattern("(?m)^dynamo_component_kv_dc_relay_catalog_pool_count\\{[^}]*\\} 3(\\.0)?$");
-      done("3a GetRelayInfo, catalog, readiness, /health, /metrics");
+      done(plane + " 3a GetRelayInfo, catalog, readiness, /health, /metrics");
 
       step();
-      awaitExact("initial", client, workers);
-      done("3b replicas equal the workers' exact model");
+      awaitExact(plane + " initial", client, workers);
+      done(plane + " 3b replicas equal the workers' exact model");
 
       step();
       Worker old = workers.get("agg");
       old.close();
-      workers.put("agg", Worker.start(etcd.url(), "agg", AGG, "aggregated", "-", "sql:sql-lora", nats.port));
+      workers.put("agg", Worker.start(etcd.url(), "agg", AGG, "aggregated", "-", "sql:sql-lora", plane, nats.port));
       closers.add(workers.get("agg"));
-      awaitExact("worker restart", client, workers);
-      done("4a worker restart");
+      awaitExact(plane + " worker restart", client, workers);
+      done(plane + " 4a worker restart");
 
       step();
-      nats.kill();
-      nats.start();
-      awaitExact("nats-server restart", client, workers);
-      done("4b nats-server restart");
+      if (zmq) {
+        for (Worker w : workers.values()) {
+          w.command("{\"op\":\"rebind\",\"lost\":25}", "OK ");
+        }
+        awaitExact(plane + " publisher rebind with lost events", client, workers);
+        done(plane + " 4b ZMQ publishers rebind, 25 events each lost");
+      } else {
+        nats.kill();
+        nats.start();
+        awaitExact(plane + " nats-server restart", client, workers);
+        done(plane + " 4b nats-server restart");
+      }
 
       step();
       relay.process.destroyForcibly(); // SIGKILL
       relay.process.waitFor(10, TimeUnit.SECONDS);
-      relay = startRelay(env);
-      port = Integer.parseInt(relay.awaitLine(SERVING).group(1));
-      client = RelayGrpcClient.builder().target("127.0.0.1:" + port).build();
-      closers.add(client);
+      relay = startRelay(env, port); // the same port: the same client reconnects
+      assertThat(Integer.parseInt(relay.awaitLine(SERVING).group(1))).isEqualTo(port);
       RelayIdentity second = client.getRelayInfo();
       assertThat(second.relayIncarnation()).as("a new incarnation").isNotEqualTo(first.relayIncarnation());
-      awaitExact("relay kill -9 and restart", client, workers);
-      done("4c relay kill -9 and restart");
+      awaitExact(plane + " relay kill -9 and restart", client, workers);
+      done(plane + " 4c relay kill -9 and restart");
 
       step();
       etcd.kill();
       etcd.start();
-      awaitExact("etcd restart", client, workers);
-      done("4d etcd restart");
+      awaitExact(plane + " etcd restart", client, workers);
+      done(plane + " 4d etcd restart");
       passed = true;
     } finally {
       if (!passed) {
@@ -189,8 +212,9 @@ class SeedRehearsalTest {
     }
   }
 
-  private RehearsalRelay startRelay(Map<String, String> env) throws IOException {
-    RehearsalRelay relay = RehearsalRelay.start(env, "--dc-id", "dc-a", "--watch-all", "--bind", "127.0.0.1:0");
+  private RehearsalRelay startRelay(Map<String, String> env, int port) throws IOException {
+    RehearsalRelay relay = RehearsalRelay.start(env, "--dc-id", "dc-a", "--watch-all", "--bind",
+        "127.0.0.1:" + port);
     closers.add(relay);
     return relay;
   }
@@ -350,6 +374,17 @@ class SeedRehearsalTest {
     }
   }
 
+  private static void requirePythonModule(String module, String pkg) throws Exception {
+    Process p = new ProcessBuilder(PYTHON.toString(), "-c", "import " + module).redirectErrorStream(true).start();
+    p.getInputStream().readAllBytes();
+    if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+        fail("CI=true but python3 cannot import " + module + " (apt-get install " + pkg + ")");
+      }
+      assumeTrue(false, "python3 " + module + " missing; rehearsal skipped");
+    }
+  }
+
   static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
@@ -461,10 +496,15 @@ class SeedRehearsalTest {
       instanceId = Long.parseLong(next("READY ").substring(6));
     }
 
+    /** A worker publishing on {@code plane}: "nats" (to the server on {@code natsPort}) or "zmq" (its own PUB). */
     static Worker start(String etcd, String component, String model, String type, String needs, String lora,
-        int natsPort) throws Exception {
-      return new Worker(List.of(PYTHON.toString(), WORKER.toString(), etcd, NS, component, model, type, needs, lora,
-          "nats", "127.0.0.1", Integer.toString(natsPort)));
+        String plane, int natsPort) throws Exception {
+      List<String> cmd = new ArrayList<>(List.of(PYTHON.toString(), WORKER.toString(), etcd, NS, component, model,
+          type, needs, lora, plane));
+      if (plane.equals("nats")) {
+        cmd.addAll(List.of("127.0.0.1", Integer.toString(natsPort)));
+      }
+      return new Worker(cmd);
     }
 
     String next(String prefix) throws Exception {
