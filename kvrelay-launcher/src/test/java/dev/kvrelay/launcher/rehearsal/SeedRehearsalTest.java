@@ -18,6 +18,7 @@ import dev.kvrelay.engine.wan.RelayStream;
 import dev.kvrelay.engine.wan.TopologyEntry;
 import dev.kvrelay.engine.wan.TopologySnapshot;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
+import dev.kvrelay.launcher.LauncherProcess;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -111,7 +112,7 @@ class SeedRehearsalTest {
       workers.put("decode", Worker.start(etcd.url(), "decode", DISAGG, "decode", "prefill", "-", plane, nats.port));
       workers.put("agg", Worker.start(etcd.url(), "agg", AGG, "aggregated", "-", "sql:sql-lora", plane, nats.port));
       closers.addAll(workers.values());
-      done(plane + " 1 etcd + nats-server + 3 Python workers advertised");
+      done(plane + " 1 etcd, nats-server and 3 Python workers advertised");
 
       step();
       Map<String, String> env = new HashMap<>();
@@ -124,9 +125,10 @@ class SeedRehearsalTest {
       env.put("DYN_TCP_RESPONSE_STREAM_HOST", "127.0.0.1");
       env.put("DYN_SYSTEM_PORT", "0");
       env.put("DYN_SYSTEM_HOST", "127.0.0.1");
-      RehearsalRelay relay = startRelay(env, 0);
+      LauncherProcess relay = startRelay(env, 0);
       int port = Integer.parseInt(relay.awaitLine(SERVING).group(1));
       int systemPort = Integer.parseInt(relay.awaitLine(SYSTEM).group(1));
+      assertThat(relay.stderr()).contains("plugins open: discovery=etcd eventPlane=" + plane + " requestPlane=tcp");
       done(plane + " 2 stock relay serving");
 
       step();
@@ -195,7 +197,7 @@ class SeedRehearsalTest {
     } finally {
       if (!passed) {
         for (AutoCloseable c : closers) {
-          if (c instanceof RehearsalRelay r) {
+          if (c instanceof LauncherProcess r) {
             String err = r.stderr();
             System.out.println("REHEARSAL relay pid " + r.process.pid() + " stderr tail:\n"
                 + err.substring(Math.max(0, err.length() - 12_000)));
@@ -212,8 +214,8 @@ class SeedRehearsalTest {
     }
   }
 
-  private RehearsalRelay startRelay(Map<String, String> env, int port) throws IOException {
-    RehearsalRelay relay = RehearsalRelay.start(env, "--dc-id", "dc-a", "--watch-all", "--bind",
+  private LauncherProcess startRelay(Map<String, String> env, int port) throws IOException {
+    LauncherProcess relay = LauncherProcess.start(env, "--dc-id", "dc-a", "--watch-all", "--bind",
         "127.0.0.1:" + port);
     closers.add(relay);
     return relay;
