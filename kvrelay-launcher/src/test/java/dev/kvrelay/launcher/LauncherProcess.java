@@ -22,8 +22,8 @@ import java.util.stream.Collectors;
  * (or a filtered copy of it), with a chosen environment. Output goes to files, not pipes: {@link Process#destroy()}
  * closes the pipes, so output written while stopping would be lost.
  */
-final class LauncherProcess implements AutoCloseable {
-  final Process process;
+public final class LauncherProcess implements AutoCloseable {
+  public final Process process;
   final Path dir;
   final Path stdout;
   final Path stderr;
@@ -49,7 +49,7 @@ final class LauncherProcess implements AutoCloseable {
   }
 
   /** {@code Main args} on the test class path. */
-  static LauncherProcess start(Map<String, String> env, String... args) throws IOException {
+  public static LauncherProcess start(Map<String, String> env, String... args) throws IOException {
     return start(entry -> true, env, args);
   }
 
@@ -73,11 +73,11 @@ final class LauncherProcess implements AutoCloseable {
     return Path.of(System.getProperty("java.home"), "bin", "java").toString();
   }
 
-  List<String> stdoutLines() throws IOException {
+  public List<String> stdoutLines() throws IOException {
     return Files.readAllLines(stdout, StandardCharsets.UTF_8);
   }
 
-  String stderr() throws IOException {
+  public String stderr() throws IOException {
     return Files.readString(stderr, StandardCharsets.UTF_8);
   }
 
@@ -85,7 +85,7 @@ final class LauncherProcess implements AutoCloseable {
    * Waits (deadline 60 s) until standard output has a line matching {@code pattern}; returns its match. Fails as
    * soon as the child exits without it.
    */
-  Matcher awaitLine(Pattern pattern) throws IOException, InterruptedException {
+  public Matcher awaitLine(Pattern pattern) throws IOException, InterruptedException {
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (true) {
       for (String line : stdoutLines()) {
