@@ -11,20 +11,13 @@ import dev.kvrelay.api.json.JsonValue;
 import dev.kvrelay.spi.eventplane.WorkerKvQueryCodec;
 import dev.kvrelay.spi.eventplane.WorkerKvQueryRequest;
 import dev.kvrelay.spi.eventplane.WorkerKvQueryResponse;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -42,10 +35,8 @@ public final class PythonWorker implements AutoCloseable {
   public record Publisher(int rank, long publisherId, String endpoint) {}
 
   public final long workerId;
-  private final Process process;
-  private final Writer stdin;
-  private final Path stderr;
-  private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+  private static final java.time.Duration ANSWER = java.time.Duration.ofSeconds(60);
+  private final LineProcess peer;
   private final List<Publisher> publishers = new ArrayList<>();
   private volatile boolean dead;
 
@@ -54,24 +45,7 @@ public final class PythonWorker implements AutoCloseable {
     List<String> cmd = new ArrayList<>(List.of(PYTHON.toString(), SCRIPT.toString(), Long.toUnsignedString(workerId),
         Integer.toString(ranks)));
     cmd.addAll(mode);
-    stderr = Files.createTempFile("kv-worker", ".stderr");
-    ProcessBuilder b = new ProcessBuilder(cmd).redirectError(stderr.toFile());
-    b.environment().put("PYTHONDONTWRITEBYTECODE", "1");
-    process = b.start();
-    stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-    Thread pump = new Thread(() -> {
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-          StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = in.readLine()) != null) {
-          lines.add(line);
-        }
-      } catch (IOException ignored) {
-        // the process ended
-      }
-    }, "kv-worker-" + workerId);
-    pump.setDaemon(true);
-    pump.start();
+    peer = LineProcess.start(cmd, "kv-worker-" + Long.toUnsignedString(workerId));
     String ready = next("READY ");
     try {
       for (JsonValue v : ((JsonArray) Json.parse(ready.substring("READY ".length()))).elements()) {
@@ -153,39 +127,26 @@ public final class PythonWorker implements AutoCloseable {
     if (dead) {
       throw new IllegalStateException("worker " + workerId + " is gone");
     }
-    stdin.write(json + "\n");
-    stdin.flush();
-    return next(prefix);
+    return peer.request(json, prefix, ANSWER);
   }
 
   private String next(String prefix) throws InterruptedException, IOException {
-    String line = lines.poll(60, TimeUnit.SECONDS);
-    if (line == null || !line.startsWith(prefix)) {
-      throw new AssertionError("worker " + workerId + ": expected " + prefix + "..., got " + line + "; stderr: "
-          + Files.readString(stderr));
-    }
-    return line;
+    return peer.next(prefix, ANSWER);
   }
 
   /** Kills the process (a crash: nothing more is published or answered). */
   public void kill() throws InterruptedException {
     dead = true;
-    process.destroyForcibly();
-    process.waitFor(10, TimeUnit.SECONDS);
+    peer.kill();
   }
 
   @Override
   public void close() throws InterruptedException {
-    if (!dead) {
-      dead = true;
-      try {
-        stdin.close();
-      } catch (IOException ignored) {
-        // already gone
-      }
-      if (!process.waitFor(10, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-      }
+    dead = true;
+    try {
+      peer.close(); // stdin closed: the worker exits; killed after 10 s
+    } catch (IOException ignored) {
+      // the stderr file is gone already
     }
   }
 }

@@ -7,6 +7,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.kvrelay.api.CkfFormat;
 import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.api.WorkerRole;
+import dev.kvrelay.api.json.Json;
+import dev.kvrelay.api.json.JsonArray;
+import dev.kvrelay.api.json.JsonNumber;
+import dev.kvrelay.api.json.JsonString;
+import dev.kvrelay.api.json.JsonValue;
+import dev.kvrelay.engine.LineProcess;
 import dev.kvrelay.ckf.CkfAddressing;
 import dev.kvrelay.ckf.PackedBucket;
 import dev.kvrelay.engine.WireReplica;
@@ -19,11 +25,7 @@ import dev.kvrelay.engine.wan.TopologyEntry;
 import dev.kvrelay.engine.wan.TopologySnapshot;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
 import dev.kvrelay.launcher.LauncherProcess;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -32,7 +34,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -42,8 +43,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -470,32 +469,13 @@ class SeedRehearsalTest {
 
   /** Not thread-safe: confined to the test thread. One {@code rehearsal_worker.py} process. */
   static final class Worker implements AutoCloseable {
-    final Process process;
-    final Writer stdin;
-    final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-    final Path stderr;
+    private static final java.time.Duration ANSWER = java.time.Duration.ofSeconds(30);
+    final LineProcess peer;
     final long instanceId;
 
     private Worker(List<String> cmd) throws Exception {
-      stderr = Files.createTempFile("rehearsal-worker", ".stderr");
-      ProcessBuilder b = new ProcessBuilder(cmd).redirectError(stderr.toFile());
-      b.environment().put("PYTHONDONTWRITEBYTECODE", "1");
-      process = b.start();
-      stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-      Thread pump = new Thread(() -> {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-            StandardCharsets.UTF_8))) {
-          String line;
-          while ((line = in.readLine()) != null) {
-            lines.add(line);
-          }
-        } catch (IOException ignored) {
-          // the process ended
-        }
-      }, "rehearsal-worker");
-      pump.setDaemon(true);
-      pump.start();
-      instanceId = Long.parseLong(next("READY ").substring(6));
+      peer = LineProcess.start(cmd, "rehearsal-worker");
+      instanceId = Long.parseLong(peer.next("READY ", ANSWER).substring(6));
     }
 
     /** A worker publishing on {@code plane}: "nats" (to the server on {@code natsPort}) or "zmq" (its own PUB). */
@@ -509,19 +489,8 @@ class SeedRehearsalTest {
       return new Worker(cmd);
     }
 
-    String next(String prefix) throws Exception {
-      String line = lines.poll(30, TimeUnit.SECONDS);
-      if (line == null || !line.startsWith(prefix)) {
-        throw new AssertionError("worker: expected " + prefix + " got " + line + "; stderr:\n"
-            + Files.readString(stderr));
-      }
-      return line;
-    }
-
     String command(String json, String prefix) throws Exception {
-      stdin.write(json + "\n");
-      stdin.flush();
-      return next(prefix);
+      return peer.request(json, prefix, ANSWER);
     }
 
     void events(int n) throws Exception {
@@ -532,20 +501,16 @@ class SeedRehearsalTest {
     Set<Long> live() throws Exception {
       String json = command("{\"op\":\"state\"}", "STATE ").substring(6).trim();
       Set<Long> out = new HashSet<>();
-      String body = json.substring(1, json.length() - 1).trim();
-      if (!body.isEmpty()) {
-        for (String s : body.split(",")) {
-          out.add(Long.parseUnsignedLong(s.trim().replace("\"", "")));
-        }
+      for (JsonValue v : ((JsonArray) Json.parse(json)).elements()) {
+        out.add(v instanceof JsonString str ? Long.parseUnsignedLong(str.value()) : ((JsonNumber) v).asUnsignedLong());
       }
       return out;
     }
 
     @Override
     public void close() throws Exception {
-      process.destroyForcibly();
-      process.waitFor(10, TimeUnit.SECONDS);
-      Files.deleteIfExists(stderr);
+      peer.kill(); // a worker leaves without cleanup: its lease expires
+      peer.close();
     }
   }
 }
