@@ -74,7 +74,7 @@ class RelayGrpcClientTest {
   static final DynamoEndpointId ENDPOINT = new DynamoEndpointId("prod", "backend", "generate");
   static final KvQuerySemantics STD4 = new KvQuerySemantics(4, KvQueryHashFormat.DYNAMO_STANDARD_V1);
   static final ModelRegistration LLAMA = new ModelRegistration("llama", new ModelTarget.Base("llama"), List.of());
-  static final long T = 5; // seconds: every wait is bounded
+  static final long T = 30; // seconds: every wait is bounded; only a failing test waits this long (a 14 MiB stream under load took > 5 s once)
 
   /** The spec's reason → status code table (wan-grpc.md §2.2), written out independently of the code. */
   static final Map<RelayErrorReason, Status.Code> SPEC_CODES = Map.ofEntries(
