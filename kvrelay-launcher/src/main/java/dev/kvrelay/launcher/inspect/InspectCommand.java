@@ -104,8 +104,53 @@ public final class InspectCommand implements Runnable {
         description = "Largest inbound message (default 8 MiB).")
     int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
 
+    @Option(names = "--cacert", paramLabel = "FILE",
+        description = "TLS: trust only these PEM CA certificates (the mTLS sidecar's CA); switches to TLS.")
+    @Nullable Path caCertificates;
+
+    @Option(names = "--cert", paramLabel = "FILE",
+        description = "TLS: present this PEM client certificate chain (with --key); switches to TLS.")
+    @Nullable Path clientCertificate;
+
+    @Option(names = "--key", paramLabel = "FILE", description = "TLS: the client certificate's PKCS#8 PEM key.")
+    @Nullable Path clientKey;
+
     @Spec(Spec.Target.MIXEE)
     @Nullable CommandSpec mixee;
+
+    /** True when a TLS option was given (plaintext h2c otherwise, the default). */
+    boolean tls() {
+      return caCertificates != null || clientCertificate != null;
+    }
+
+    /** Checks the TLS options' combination; a usage error names the missing half. */
+    void checkTls() {
+      if ((clientCertificate == null) != (clientKey == null)) {
+        throw new CommandLine.ParameterException(java.util.Objects.requireNonNull(mixee).commandLine(),
+            "--cert and --key go together");
+      }
+    }
+
+    /** The channel credentials: plaintext, or TLS with the given CA and client certificate. */
+    io.grpc.ChannelCredentials credentials() {
+      checkTls();
+      if (!tls()) {
+        return io.grpc.InsecureChannelCredentials.create();
+      }
+      io.grpc.TlsChannelCredentials.Builder b = io.grpc.TlsChannelCredentials.newBuilder();
+      try {
+        if (caCertificates != null) {
+          b.trustManager(caCertificates.toFile());
+        }
+        if (clientCertificate != null) {
+          b.keyManager(clientCertificate.toFile(), java.util.Objects.requireNonNull(clientKey).toFile());
+        }
+      } catch (IOException e) {
+        throw new CommandLine.ParameterException(java.util.Objects.requireNonNull(mixee).commandLine(),
+            "cannot read TLS material: " + e.getMessage());
+      }
+      return b.build();
+    }
 
     PrintWriter out() {
       return java.util.Objects.requireNonNull(mixee).commandLine().getOut();
@@ -122,11 +167,24 @@ public final class InspectCommand implements Runnable {
     }
 
     int fail(String call, RelayException e) {
-      err().println("kvrelay inspect: " + call + ": " + e.reason().statusCode() + " kv-relay-error-reason="
-          + e.reason().wireName() + ": " + e.getMessage());
+      err().println("kvrelay inspect: " + describe(call, e));
       err().flush();
       return CALL_FAILED;
     }
+  }
+
+  /**
+   * {@code call: STATUS kv-relay-error-reason=REASON: message}: the status the wire carried (the client's message
+   * starts {@code gRPC STATUS}), else the reason's own status code (an error the client found itself).
+   */
+  static String describe(String call, RelayException e) {
+    String status = e.reason().statusCode();
+    String message = e.getMessage();
+    if (message != null && message.startsWith("gRPC ")) {
+      int end = message.indexOf(':');
+      status = end < 0 ? message.substring(5) : message.substring(5, end);
+    }
+    return call + ": " + status + " kv-relay-error-reason=" + e.reason().wireName() + ": " + message;
   }
 
   /** Not thread-safe: confined to the parsing thread. A call of one relay method, printed as JSON or a table. */
@@ -144,7 +202,8 @@ public final class InspectCommand implements Runnable {
 
     @Override
     public Integer call() {
-      try (ReflectedRelay relay = ReflectedRelay.connect(connection.target, connection.maxMessageBytes)) {
+      try (ReflectedRelay relay = ReflectedRelay.connect(connection.target, connection.credentials(),
+          connection.maxMessageBytes)) {
         MethodDescriptor m = relay.method(method());
         DynamicMessage request = relay.standardRequest(m,
             subscriberId != null ? subscriberId : "kvrelay-inspect-" + ProcessHandle.current().pid());
@@ -265,8 +324,16 @@ public final class InspectCommand implements Runnable {
     }
 
     RelayGrpcClient client() {
-      return RelayGrpcClient.builder().target(connection.target).maxInboundMessageSize(connection.maxMessageBytes)
-          .inboundQueueBound(RelayGrpcClient.MAX_INBOUND_QUEUE_BOUND).build();
+      connection.checkTls();
+      RelayGrpcClient.Builder b = RelayGrpcClient.builder().target(connection.target)
+          .maxInboundMessageSize(connection.maxMessageBytes).inboundQueueBound(RelayGrpcClient.MAX_INBOUND_QUEUE_BOUND);
+      if (connection.caCertificates != null) {
+        b.trustCertificates(connection.caCertificates);
+      }
+      if (connection.clientCertificate != null) {
+        b.clientCertificate(connection.clientCertificate, java.util.Objects.requireNonNull(connection.clientKey));
+      }
+      return b.build();
     }
 
     /**
@@ -320,8 +387,7 @@ public final class InspectCommand implements Runnable {
           }
         }
       } catch (RelayException e) {
-        session.failStream("SubscribeKvPool failed: " + e.reason().statusCode() + " kv-relay-error-reason="
-            + e.reason().wireName() + ": " + e.getMessage());
+        session.failStream("SubscribeKvPool failed: " + describe("SubscribeKvPool", e));
       }
       if (session.violation() == null && !session.installed()) {
         session.failStream("no complete snapshot within " + seconds + " s");

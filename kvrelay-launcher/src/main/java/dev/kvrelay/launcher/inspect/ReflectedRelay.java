@@ -12,7 +12,6 @@ import com.google.protobuf.util.JsonFormat;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.protobuf.ProtoUtils;
@@ -57,12 +56,13 @@ final class ReflectedRelay implements AutoCloseable {
   }
 
   /**
-   * Connects (plaintext h2c) to {@code target} and resolves the relay service by reflection.
+   * Connects (plaintext h2c, or TLS per {@code credentials}) to {@code target} and resolves the relay service by reflection.
    *
    * @throws InspectException the reflection call's status, or a schema the relay does not serve
    */
-  static ReflectedRelay connect(String target, int maxMessageBytes) throws InspectException {
-    ManagedChannel channel = ManagedChannelBuilder.forTarget(target).usePlaintext()
+  static ReflectedRelay connect(String target, io.grpc.ChannelCredentials credentials, int maxMessageBytes)
+      throws InspectException {
+    ManagedChannel channel = io.grpc.Grpc.newChannelBuilder(target, credentials)
         .maxInboundMessageSize(maxMessageBytes).build();
     try {
       return new ReflectedRelay(channel, resolve(channel));
