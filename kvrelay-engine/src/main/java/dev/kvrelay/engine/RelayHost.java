@@ -566,7 +566,7 @@ final class RelayHost {
           }
         });
     actorRef.set(actor);
-    PoolRecovery recovery = new PoolRecovery(poolId, engine.recoverySettings(), actor::submit,
+    PoolRecovery recovery = new PoolRecovery(poolId, engine.recoverySettings(), PoolRuntime.sink(actor),
         engine.requestPlane(), engine.recoveryPermits(), engine.actorScheduler(), engine::nanoTime);
     PoolLoadAggregator load = new PoolLoadAggregator(loadSettings);
     PoolRuntime runtime = new PoolRuntime(slot.incarnation, binding, descriptor, actor, recovery, hub, load);

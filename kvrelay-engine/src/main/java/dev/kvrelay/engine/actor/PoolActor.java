@@ -19,8 +19,11 @@ import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,7 +33,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Mailbox (producer.md §3.1): bounded ({@link PoolActorConfig#mailboxCapacity()}); a full mailbox or
  * exhausted block permits reject the submission with a typed {@link SubmitResult.Rejected} (counted),
- * never blocking. An Apply costs {@code max(1, #blocks or #removed hashes)} permits capped at the permit
+ * never blocking. Backpressure: {@link #roomFor} lets the recovery hold an event back while the mailbox (less
+ * a reserve of one eighth kept for control commands) or the permits are full, and wakes it once room frees,
+ * so a momentary stall of this task holds events upstream instead of dropping them. An Apply costs {@code max(1, #blocks or #removed hashes)} permits capped at the permit
  * total; Cleared costs 1; permits return when the command has run.
  *
  * <p>Ingest (§3.2): an event whose residency domain is unknown is counted and logged as
@@ -62,6 +67,10 @@ public final class PoolActor {
   private final ArrayBlockingQueue<PoolCommand> mailbox;
   private final AtomicLong permitsInUse = new AtomicLong();
   private final AtomicBoolean running = new AtomicBoolean();
+  /** Commands in the mailbox (an estimate for {@link #roomFor}; the mailbox itself enforces the bound). */
+  private final AtomicInteger queued = new AtomicInteger();
+  private final AtomicReference<@Nullable Runnable> roomWaiter = new AtomicReference<>();
+  private final int controlReserve;
   private final AtomicLong timerDue = new AtomicLong();
   private volatile boolean closed;
   private volatile boolean shutdownRequested;
@@ -104,6 +113,7 @@ public final class PoolActor {
     this.publications = publications;
     this.faults = faults;
     this.mailbox = new ArrayBlockingQueue<>(config.mailboxCapacity());
+    this.controlReserve = config.mailboxCapacity() / 8;
   }
 
   /**
@@ -141,13 +151,50 @@ public final class PoolActor {
       permitsExhausted.increment();
       return new SubmitResult.Rejected(RejectReason.PERMITS_EXHAUSTED);
     }
+    queued.incrementAndGet();
     if (!mailbox.offer(command)) {
+      queued.decrementAndGet();
       permitsInUse.addAndGet(-cost);
       mailboxFull.increment();
       return new SubmitResult.Rejected(RejectReason.MAILBOX_FULL);
     }
     scheduleRun();
     return SubmitResult.Accepted.INSTANCE;
+  }
+
+  /**
+   * Backpressure for the one feeder of Apply commands (the recovery): true if an Apply of {@code event} would find
+   * mailbox room (beyond the control reserve) and permits now, or the actor is closed (the submission then fails,
+   * counted). Otherwise {@code onRoom} is registered and run once, on the actor's thread, after a command has left
+   * the mailbox; it must not block. Any thread; never blocks.
+   */
+  public boolean roomFor(RouterEvent event, Runnable onRoom) {
+    long cost = cost(event);
+    if (hasRoom(cost)) {
+      return true;
+    }
+    roomWaiter.set(onRoom);
+    // Re-check after publishing the waiter: the actor frees room and then reads the waiter (no lost wake-up).
+    return hasRoom(cost);
+  }
+
+  private boolean hasRoom(long cost) {
+    return closed || (queued.get() < config.mailboxCapacity() - controlReserve
+        && permitsInUse.get() + cost <= config.pendingBlockPermits());
+  }
+
+  private void wakeWaiter() {
+    if (roomWaiter.get() != null && hasRoom(1)) {
+      Runnable w = roomWaiter.getAndSet(null);
+      if (w != null) {
+        try {
+          w.run();
+        } catch (RuntimeException e) {
+          listenerErrors++;
+          LOG.warn("pool actor: room waiter failed", e);
+        }
+      }
+    }
   }
 
   /**
@@ -226,12 +273,15 @@ public final class PoolActor {
         if (command == null) {
           break;
         }
+        queued.decrementAndGet();
         guarded(() -> process(command));
+        wakeWaiter();
       }
       if (shutdownRequested && !shutdownDone.isDone() && mailbox.isEmpty()) {
         guarded(this::handleShutdown);
       }
     } finally {
+      wakeWaiter();
       running.set(false);
       if (needsRun()) {
         scheduleRun();
@@ -481,6 +531,7 @@ public final class PoolActor {
   private void failQueued() {
     PoolCommand c;
     while ((c = mailbox.poll()) != null) {
+      queued.decrementAndGet();
       if (c instanceof PoolCommand.Apply a) {
         permitsInUse.addAndGet(-cost(a.event()));
         ignoredWhileClosed++;

@@ -69,6 +69,12 @@ final class LiveInbox {
     return true;
   }
 
+  /** The oldest ready event without taking it, or null if empty. Consumer only. */
+  @Nullable RouterEvent peekEvent() {
+    int idx = (int) (head & mask);
+    return sequence.get(idx) == head + 1 ? events[idx] : null;
+  }
+
   /** True if a pair is ready. Consumer only. */
   boolean hasNext() {
     return sequence.get((int) (head & mask)) == head + 1;

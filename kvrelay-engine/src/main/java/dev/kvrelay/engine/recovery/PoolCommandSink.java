@@ -2,6 +2,7 @@ package dev.kvrelay.engine.recovery;
 
 import dev.kvrelay.engine.actor.PoolCommand;
 import dev.kvrelay.engine.actor.SubmitResult;
+import dev.kvrelay.spi.eventplane.RouterEvent;
 
 /**
  * Thread-safe (implementations must accept calls from any thread and never block): what the recovery
@@ -11,4 +12,13 @@ import dev.kvrelay.engine.actor.SubmitResult;
 public interface PoolCommandSink {
   /** Offers {@code command}; a {@link SubmitResult.Rejected} means nothing changed. */
   SubmitResult submit(PoolCommand command);
+
+  /**
+   * Backpressure: true if an {@code Apply} of {@code event} would find room now; otherwise {@code onRoom} is run
+   * once (from any thread, never blocking) when room may have freed, and false is returned. The default sink always
+   * has room.
+   */
+  default boolean roomFor(RouterEvent event, Runnable onRoom) {
+    return true;
+  }
 }

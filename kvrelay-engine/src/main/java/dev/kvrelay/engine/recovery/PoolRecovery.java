@@ -41,6 +41,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -91,6 +92,9 @@ public final class PoolRecovery implements AutoCloseable {
   private static final int MAX_ITEMS_PER_RUN = 1024;
   /** Unknown publishers remembered so that binding them later triggers an immediate restore. */
   private static final int UNKNOWN_PUBLISHER_MEMORY = 1024;
+  /** How long a delivery thread waits for room in a full inbox before the event is dropped (and counted). */
+  static final long INBOX_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+  private static final long MAX_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
 
   private final KvPoolId pool;
   private final RecoverySettings settings;
@@ -104,6 +108,13 @@ public final class PoolRecovery implements AutoCloseable {
   private final ConcurrentLinkedQueue<Runnable> control = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean scheduled = new AtomicBoolean();
   private final Runnable runTask = this::run;
+  /** Set by the actor when room freed for an event held back; read after the task's hand-off flag drops. */
+  private volatile boolean roomSignalled;
+  private final long inboxWaitNanos;
+  private final Runnable onRoom = () -> {
+    roomSignalled = true;
+    kick();
+  };
   private final Set<Attempt> inFlight = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
@@ -131,6 +142,14 @@ public final class PoolRecovery implements AutoCloseable {
   public PoolRecovery(KvPoolId pool, RecoverySettings settings, PoolCommandSink actor,
       @Nullable RequestPlaneClient requests, Semaphore relayQueryPermits, ActorScheduler scheduler,
       LongSupplier nanoTime) {
+    this(pool, settings, actor, requests, relayQueryPermits, scheduler, nanoTime, INBOX_WAIT_NANOS);
+  }
+
+  /** As above, with the delivery thread's bounded wait for inbox room (tests). */
+  PoolRecovery(KvPoolId pool, RecoverySettings settings, PoolCommandSink actor,
+      @Nullable RequestPlaneClient requests, Semaphore relayQueryPermits, ActorScheduler scheduler,
+      LongSupplier nanoTime, long inboxWaitNanos) {
+    this.inboxWaitNanos = inboxWaitNanos;
     this.pool = Objects.requireNonNull(pool, "pool");
     this.settings = Objects.requireNonNull(settings, "settings");
     this.actor = Objects.requireNonNull(actor, "actor");
@@ -160,19 +179,46 @@ public final class PoolRecovery implements AutoCloseable {
   }
 
   /**
-   * A live {@code kv-events} message (any thread; typically the event-plane delivery thread). Never blocks
-   * and does not allocate: the pair goes into a bounded lock-free inbox (full ⇒ dropped and counted in
-   * {@code inboxOverflows}; the rank sees a gap and recovers).
+   * A live {@code kv-events} message (any thread; typically the event-plane delivery thread). Does not allocate:
+   * the pair goes into a bounded lock-free inbox. Backpressure: the serial task holds events in the inbox while the
+   * pool actor has no room ({@link PoolCommandSink#roomFor}), so a full inbox makes the delivery thread wait (parked,
+   * at most {@link #INBOX_WAIT_NANOS}); only then is the event dropped and counted in {@code inboxOverflows} (the
+   * rank sees a gap and recovers).
    */
   public void onLiveEvent(EventEnvelope envelope, RouterEvent event) {
     if (closed) {
       return;
     }
-    if (!inbox.offer(envelope, event)) {
+    if (!inbox.offer(envelope, event) && !offerWaiting(envelope, event)) {
       counters.add(Counter.INBOX_OVERFLOWS);
       return;
     }
     kick();
+  }
+
+  /** The bounded wait of a delivery thread for room in the inbox; false if it timed out or the recovery closed. */
+  private boolean offerWaiting(EventEnvelope envelope, RouterEvent event) {
+    counters.add(Counter.BACKPRESSURE_WAITS);
+    kick();
+    long deadline = System.nanoTime() + inboxWaitNanos;
+    long park = 1_000;
+    while (!closed) {
+      if (inbox.offer(envelope, event)) {
+        return true;
+      }
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      LockSupport.parkNanos(Math.min(left, park));
+      park = Math.min(MAX_PARK_NANOS, park * 2);
+    }
+    return false;
+  }
+
+  /** Delivery-thread waits for room in a full inbox (backpressure), for tests and diagnostics. */
+  long backpressureWaits() {
+    return counters.get(Counter.BACKPRESSURE_WAITS);
   }
 
   /**
@@ -271,24 +317,33 @@ public final class PoolRecovery implements AutoCloseable {
   }
 
   private void run() {
+    roomSignalled = false;
+    boolean held = false;
     try {
       for (int budget = MAX_ITEMS_PER_RUN; budget > 0 && !closed; budget--) {
         Runnable c = control.poll();
         try {
           if (c != null) {
             c.run();
-          } else if (inbox.poll()) {
-            onInbound(inbox.envelope(), inbox.event());
-          } else {
+            continue;
+          }
+          RouterEvent next = inbox.peekEvent();
+          if (next == null) {
             break;
           }
+          if (!actor.roomFor(next, onRoom)) {
+            held = true; // backpressure: the event stays in the inbox until the actor wakes this task
+            break;
+          }
+          inbox.poll();
+          onInbound(inbox.envelope(), inbox.event());
         } catch (RuntimeException e) {
           LOG.error("pool recovery {}: task failed", pool, e);
         }
       }
     } finally {
       scheduled.set(false);
-      if (!closed && (!control.isEmpty() || inbox.hasNext())) {
+      if (!closed && (!control.isEmpty() || roomSignalled || (!held && inbox.hasNext()))) {
         kick();
       }
     }
