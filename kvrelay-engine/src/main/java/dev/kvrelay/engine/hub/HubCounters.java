@@ -1,6 +1,8 @@
 package dev.kvrelay.engine.hub;
 
 import dev.kvrelay.engine.stats.HubRegistryStats;
+import dev.kvrelay.engine.stats.SubscriberLagStats;
+import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
 /** Thread-safe: the registry's counters (lock-free adders, no allocation per increment). */
@@ -28,12 +30,13 @@ final class HubCounters {
   final LongAdder initFailures = new LongAdder();
   final LongAdder encoderCancellations = new LongAdder();
 
-  HubRegistryStats snapshot(int initializedHubs, int requestedHubs, int readyHubs, int idleHubs) {
+  HubRegistryStats snapshot(int initializedHubs, int requestedHubs, int readyHubs, int idleHubs,
+      List<SubscriberLagStats> subscribers) {
     return new HubRegistryStats(initializedHubs, openStreams.sum(), admitted.sum(), refusedPoolNotFound.sum(),
         refusedProducerChanged.sum(), refusedResourceLimit.sum(), refusedUnavailable.sum(), lagged.sum(),
         progressTimeouts.sum(), evictions.sum(), resnapshots.sum(), streamsRetired.sum(), deltasEncoded.sum(),
         idleDeltasApplied.sum(), foreignPublications.sum(), framesDelivered.sum(), bytesDelivered.sum(),
         heartbeats.sum(), faults.sum(), initFailures.sum(), encoderCancellations.sum(), requestedHubs, readyHubs, idleHubs,
-        refusedInitializedHubLimit.sum());
+        refusedInitializedHubLimit.sum(), subscribers);
   }
 }

@@ -10,7 +10,9 @@ import dev.kvrelay.engine.actor.ActorScheduler;
 import dev.kvrelay.engine.stats.HubRegistryStats;
 import dev.kvrelay.engine.wan.PoolFrame;
 import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.stats.SubscriberLagStats;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -234,6 +236,7 @@ public final class HubRegistry implements AutoCloseable {
     int requested = 0;
     int ready = 0;
     int idle = 0;
+    List<SubscriberLagStats> lag = new ArrayList<>();
     synchronized (this) {
       initialized = settings.maxInitializedHubs() - freeInitPermits;
       // Lock order registry -> slot, as in subscribe (beginAdmissionLocked).
@@ -242,6 +245,7 @@ public final class HubRegistry implements AutoCloseable {
         if (phase == HubSlot.Phase.INITIALIZING || phase == HubSlot.Phase.READY) {
           requested++;
         }
+        slot.lagStats(lag);
         if (phase == HubSlot.Phase.READY) {
           ready++;
           if (slot.subscriberCount() == 0) {
@@ -250,7 +254,8 @@ public final class HubRegistry implements AutoCloseable {
         }
       }
     }
-    return counters.snapshot(initialized, requested, ready, idle);
+    lag.sort(Comparator.comparing(SubscriberLagStats::pool).thenComparing(SubscriberLagStats::subscriberId));
+    return counters.snapshot(initialized, requested, ready, idle, lag);
   }
 
   /** Retires every slot: all streams end PUBLICATION_UNAVAILABLE, waiters fail PUBLICATION_UNAVAILABLE. */

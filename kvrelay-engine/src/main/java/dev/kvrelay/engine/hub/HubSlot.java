@@ -12,7 +12,9 @@ import dev.kvrelay.ckf.producer.CkfDelta;
 import dev.kvrelay.ckf.producer.CkfPublication;
 import dev.kvrelay.ckf.producer.CkfSnapshot;
 import dev.kvrelay.engine.actor.PublicationListener;
+import dev.kvrelay.engine.stats.SubscriberLagStats;
 import dev.kvrelay.engine.wan.PoolFrame;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
@@ -100,6 +102,11 @@ public final class HubSlot implements PublicationListener {
   /** Streams currently subscribed. */
   public synchronized int subscriberCount() {
     return subs.count();
+  }
+
+  /** Adds the lag of every stream subscribed now to {@code out} (no stream lock taken). */
+  synchronized void lagStats(List<SubscriberLagStats> out) {
+    subs.lagStats(out);
   }
 
   /** True while the hub holds a mirror (Ready). */

@@ -2,9 +2,11 @@ package dev.kvrelay.engine.hub;
 
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.RelayErrorReason;
+import dev.kvrelay.engine.stats.SubscriberLagStats;
 import dev.kvrelay.engine.wan.PoolFrame;
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +38,13 @@ final class HubSubscribers {
 
   int count() {
     return streams.length;
+  }
+
+  /** Adds every member's lag to {@code out} (the caller holds the monitor; the streams' locks are not taken). */
+  void lagStats(List<SubscriberLagStats> out) {
+    for (PoolStream s : streams) {
+      out.add(s.lagStats());
+    }
   }
 
   boolean isEmpty() {

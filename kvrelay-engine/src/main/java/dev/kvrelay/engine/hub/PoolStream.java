@@ -4,6 +4,7 @@ import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
 import dev.kvrelay.ckf.cbi1.Cbi1;
 import dev.kvrelay.ckf.cbi1.Cbi1EncodeException;
+import dev.kvrelay.engine.stats.SubscriberLagStats;
 import dev.kvrelay.engine.wan.PoolFrame;
 import dev.kvrelay.engine.wan.RelayStream;
 import java.util.concurrent.CancellationException;
@@ -78,6 +79,15 @@ final class PoolStream implements RelayStream<PoolFrame> {
 
   private volatile @Nullable Runnable callback;
 
+  // Lag views (issue 12): written only with the lock held, next to the guarded fields they mirror, read by
+  // lagStats() without the lock; a volatile write per queued or taken frame, no extra lock on the publish path.
+  private final long connectedSinceMicros;
+  private volatile int queuedView;
+  private volatile long queuedBytesView;
+  private volatile long publishedSeqView;
+  private volatile long deliveredSeqView;
+  private volatile int pendingChunksView;
+
   PoolStream(HubSlot hub, HubRegistry registry, String subscriberId, long[] copy, long snapshotSeq) {
     this.hub = hub;
     this.registry = registry;
@@ -93,6 +103,18 @@ final class PoolStream implements RelayStream<PoolFrame> {
     this.capacity = s.queueCapacity();
     this.queueBytes = s.queueBytes();
     this.ring = new PoolFrame[Math.min(capacity, 64)];
+    this.connectedSinceMicros = registry.epochMicros();
+    this.publishedSeqView = snapshotSeq;
+    this.deliveredSeqView = snapshotSeq;
+    this.pendingChunksView = chunkCount;
+  }
+
+  /** This subscriber's lag now, read without the stream lock (each field exact, not all from one instant). */
+  SubscriberLagStats lagStats() {
+    long published = publishedSeqView;
+    long delivered = deliveredSeqView;
+    return new SubscriberLagStats(subscriberId, "pool", hub.pool(), queuedView, queuedBytesView, published,
+        delivered, published - delivered, pendingChunksView, connectedSinceMicros);
   }
 
   String subscriberId() {
@@ -166,6 +188,9 @@ final class PoolStream implements RelayStream<PoolFrame> {
       ring[(head + size) % ring.length] = frame;
       size++;
       bytes += cost;
+      queuedView = size;
+      queuedBytesView = bytes;
+      publishedSeqView = frame.sequence();
       changed.signalAll();
       return true;
     } finally {
@@ -223,6 +248,9 @@ final class PoolStream implements RelayStream<PoolFrame> {
     size = 0;
     head = 0;
     bytes = 0;
+    queuedView = 0;
+    queuedBytesView = 0;
+    publishedSeqView = lastSeqSent;
     if (copy != null) {
       copy = null;
       hub.unpin();
@@ -304,6 +332,7 @@ final class PoolStream implements RelayStream<PoolFrame> {
       }
       long now = registry.nanoTime();
       nextChunk++;
+      pendingChunksView = chunkCount - nextChunk;
       lastTakenNanos = now;
       lastSeqSent = snapshotSeq;
       progressDeadline = now + progressNanos;
@@ -365,6 +394,9 @@ final class PoolStream implements RelayStream<PoolFrame> {
       size--;
       bytes -= f.payload().length + (long) Cbi1.QUEUED_FRAME_OVERHEAD;
       lastSeqSent = f.sequence();
+      queuedView = size;
+      queuedBytesView = bytes;
+      deliveredSeqView = lastSeqSent;
       lastTakenNanos = now;
       armHeartbeatLocked(intervalNanos);
       delivered(f.payload().length);

@@ -1,5 +1,7 @@
 package dev.kvrelay.engine.stats;
 
+import java.util.List;
+
 /**
  * Immutable and thread-safe: a point-in-time copy of the hub registry's counters. Every refusal, lag,
  * timeout, eviction, resnapshot and fault is counted here (nothing is dropped silently).
@@ -32,6 +34,8 @@ package dev.kvrelay.engine.stats;
  * @param idleHubs ready hubs with no subscriber now ({@code idle_publication_hub_count})
  * @param refusedInitializedHubLimit the part of {@code refusedResourceLimit} refused by the initialized-hub cap
  *     (the rest was refused by the subscribers-per-pool cap)
+ * @param subscribers every pool stream subscribed now with its lag ({@link SubscriberLagStats}), by pool then
+ *     subscriber id
  */
 public record HubRegistryStats(
     int initializedHubs,
@@ -58,4 +62,11 @@ public record HubRegistryStats(
     int requestedHubs,
     int readyHubs,
     int idleHubs,
-    long refusedInitializedHubLimit) {}
+    long refusedInitializedHubLimit,
+    List<SubscriberLagStats> subscribers) {
+
+  /** Copies the subscriber list. */
+  public HubRegistryStats {
+    subscribers = List.copyOf(subscribers);
+  }
+}

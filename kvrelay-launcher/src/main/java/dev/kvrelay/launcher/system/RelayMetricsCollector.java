@@ -8,7 +8,9 @@ import dev.kvrelay.engine.stats.PoolActorStats;
 import dev.kvrelay.engine.stats.QueryFailureKind;
 import dev.kvrelay.engine.stats.RecoveryStats;
 import dev.kvrelay.engine.stats.StreamStats;
+import dev.kvrelay.engine.stats.SubscriberLagStats;
 import dev.kvrelay.engine.stats.WanStreamStats;
+import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.ServingReadinessState;
 import dev.kvrelay.engine.wan.TopologyEntry;
 import dev.kvrelay.engine.wan.TopologySnapshot;
@@ -108,6 +110,33 @@ final class RelayMetricsCollector implements MultiCollector {
     }
   }
 
+  /**
+   * Replica lag per pool subscriber (issue 12): frames queued and sequences not yet taken, keyed by the pool's
+   * serving endpoint and the subscriber id (two streams opened with one id on one pool are summed, so no label
+   * set repeats).
+   */
+  private static void subscriberLag(Families f, RelayEngineStats s) {
+    Map<KvPoolId, String> endpoints = new LinkedHashMap<>();
+    for (PoolStats pool : s.pools()) {
+      endpoints.put(pool.descriptor().poolId(), pool.descriptor().servingEndpoint().dottedName());
+    }
+    Map<List<String>, long[]> lag = new LinkedHashMap<>();
+    for (SubscriberLagStats l : s.hubs().subscribers()) {
+      String p = endpoints.getOrDefault(l.pool(), l.pool().toString());
+      long[] v = lag.computeIfAbsent(List.of(p, l.subscriberId()), k -> new long[2]);
+      v[0] += l.queuedFrames();
+      v[1] += l.sequenceLag();
+    }
+    for (Map.Entry<List<String>, long[]> e : lag.entrySet()) {
+      String p = e.getKey().get(0);
+      String sub = e.getKey().get(1);
+      f.gauge(OWN + "subscriber_replica_lag_frames", "Pool frames queued for a subscriber and not yet taken",
+          e.getValue()[0], "pool", p, "subscriber", sub);
+      f.gauge(OWN + "subscriber_replica_lag_sequences", "Deltas published to a subscriber and not yet taken",
+          e.getValue()[1], "pool", p, "subscriber", sub);
+    }
+  }
+
   /** kvrelay's own counters: every drop, rejection, omission and reset, per pool. */
   private static void own(Families f, RelayEngineStats s) {
     f.counter(OWN + "pool_starts", "Pool generations started", s.poolStarts());
@@ -141,6 +170,7 @@ final class RelayMetricsCollector implements MultiCollector {
     f.counter(OWN + "hub_resnapshots", "Hub re-bases that closed streams", h.resnapshots());
     f.counter(OWN + "hub_frames_delivered", "Pool frames taken by consumers", h.framesDelivered());
     f.counter(OWN + "hub_bytes_delivered", "Pool frame payload bytes taken by consumers", h.bytesDelivered());
+    subscriberLag(f, s);
     for (PoolStats pool : s.pools()) {
       String p = pool.descriptor().servingEndpoint().dottedName();
       PoolActorStats a = pool.actor();

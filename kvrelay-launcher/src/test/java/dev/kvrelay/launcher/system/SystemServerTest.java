@@ -353,6 +353,69 @@ class SystemServerTest {
   }
 
   @Test
+  void replicaLagPerSubscriberRisesForAnUnreadStreamAndIsZeroForADrainedOne() throws Exception {
+    SystemServer server = start(Map.of());
+    SystemTestWorkers.Worker worker = SystemTestWorkers.start("ns/backend/generate", 7, "llama", discovery, plane,
+        requests);
+    await("pool in catalog", () -> engine.catalog().pools().size() == 1);
+    KvPoolDescriptor pool = engine.catalog().pools().get(0);
+    String endpoint = pool.servingEndpoint().dottedName();
+    RelayStream<PoolFrame> slow = engine.subscribePool(pool.poolId(), pool.producer(), "slow")
+        .get(DEADLINE_MS, TimeUnit.MILLISECONDS);
+    closing.add(slow);
+    RelayStream<PoolFrame> fast = engine.subscribePool(pool.poolId(), pool.producer(), "fast")
+        .get(DEADLINE_MS, TimeUnit.MILLISECONDS);
+    closing.add(fast);
+    for (int p = 0; p < 3; p++) {
+      int[] tokens = new int[SystemTestWorkers.BLOCK_SIZE * 2];
+      for (int i = 0; i < tokens.length; i++) {
+        tokens[i] = 5000 + 100 * p + i;
+      }
+      assertThat(worker.cache(tokens)).isEqualTo(2);
+    }
+    await("6 blocks resident", () -> resident(engine.stats()) == 6);
+    engine.sync().get(DEADLINE_MS, TimeUnit.MILLISECONDS);
+    String[] base = {"dynamo_namespace", "relay", "dynamo_component", "kv_dc_relay"};
+    String frames = "kvrelay_subscriber_replica_lag_frames";
+    String seqs = "kvrelay_subscriber_replica_lag_sequences";
+    // The fast subscriber takes everything; its gauges read 0 once it is drained.
+    long fastDeltas = 0;
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS);
+    PrometheusText m;
+    for (;;) {
+      PoolFrame f;
+      while ((f = fast.poll()) != null) {
+        if (f.kind() == PoolFrame.Kind.DELTA) {
+          fastDeltas++;
+        }
+      }
+      m = PrometheusText.parse(get(server, "/metrics").body());
+      if (fastDeltas > 0 && m.value(frames, with(base, "pool", endpoint, "subscriber", "fast")) == 0
+          && m.value(seqs, with(base, "pool", endpoint, "subscriber", "fast")) == 0) {
+        break;
+      }
+      assertThat(System.nanoTime()).as("fast subscriber drained").isLessThan(deadline);
+      Thread.sleep(5);
+    }
+    assertThat(m.types).containsEntry(frames, "gauge").containsEntry(seqs, "gauge");
+    // The unread one lags by every delta the fast one took (the worker is idle now).
+    double slowFrames = m.value(frames, with(base, "pool", endpoint, "subscriber", "slow"));
+    double slowSeqs = m.value(seqs, with(base, "pool", endpoint, "subscriber", "slow"));
+    assertThat(slowFrames).isGreaterThan(0);
+    long slowDeltas = 0;
+    PoolFrame f;
+    while ((f = slow.poll(1, TimeUnit.SECONDS)) != null && f.kind() != PoolFrame.Kind.HEARTBEAT) {
+      if (f.kind() == PoolFrame.Kind.DELTA) {
+        slowDeltas++;
+      }
+    }
+    assertThat(slowDeltas).isEqualTo((long) slowFrames).isEqualTo((long) slowSeqs);
+    m = PrometheusText.parse(get(server, "/metrics").body());
+    assertThat(m.value(frames, with(base, "pool", endpoint, "subscriber", "slow"))).isZero();
+    assertThat(m.value(seqs, with(base, "pool", endpoint, "subscriber", "slow"))).isZero();
+  }
+
+  @Test
   void poolRefusalsAreSplitByScope() throws Exception {
     engine.close();
     engine = RelayEngine.builder().config(RelayEngineConfig.builder().dcId("dc-a").watchAll(true)
