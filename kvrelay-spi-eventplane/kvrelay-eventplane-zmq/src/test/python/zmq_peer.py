@@ -2,8 +2,9 @@
 """An independent Dynamo event-plane peer on Debian's libzmq (python3-zmq) and python3-msgpack, written from
 the kvrelay spec (runtime-inputs.md section 5.3/5.4/5.6/5.7/8, plugins-wire.md section 2), not from the Java code.
 
-  zmq_peer.py publisher <publisher_id> direct
-      binds a PUB socket on tcp://127.0.0.1:<random>; frame 0 is the plain topic
+  zmq_peer.py publisher <publisher_id> direct [<endpoint>]
+      binds a PUB socket on tcp://127.0.0.1:<random> (or on <endpoint>, e.g. a restarted publisher on its old
+      port); frame 0 is the plain topic
   zmq_peer.py publisher <publisher_id> broker <xsub_endpoint> <namespace> <component> <endpoint>
       connects a PUB socket to a broker's XSUB; frame 0 is the full subject of the endpoint scope
   zmq_peer.py broker
@@ -93,7 +94,11 @@ class Publisher:
         self.sock = ctx.socket(zmq.PUB)
         self.sock.setsockopt(zmq.SNDHWM, 100000)
         self.sock.setsockopt(zmq.LINGER, 0)
-        if argv[0] == "direct":
+        if argv[0] == "direct" and len(argv) > 1:
+            self.sock.bind(argv[1])
+            self.endpoint = argv[1]
+            self.frame0 = lambda topic: topic
+        elif argv[0] == "direct":
             port = self.sock.bind_to_random_port("tcp://127.0.0.1")
             self.endpoint = "tcp://127.0.0.1:%d" % port
             self.frame0 = lambda topic: topic

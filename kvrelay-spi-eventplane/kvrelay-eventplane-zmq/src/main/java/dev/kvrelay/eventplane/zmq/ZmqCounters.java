@@ -13,6 +13,8 @@ final class ZmqCounters {
   final LongAdder missedMessages = new LongAdder();
   final LongAdder sequenceRegressions = new LongAdder();
   final LongAdder listenerFailures = new LongAdder();
+  final LongAdder disconnects = new LongAdder();
+  final LongAdder reconnects = new LongAdder();
   private final Map<ZmqDrop, LongAdder> dropped = new EnumMap<>(ZmqDrop.class);
 
   ZmqCounters() {
@@ -31,6 +33,6 @@ final class ZmqCounters {
       d.put(e.getKey(), e.getValue().sum());
     }
     return new ZmqStats(received.sum(), delivered.sum(), d, newPublishers.sum(), sequenceGaps.sum(),
-        missedMessages.sum(), sequenceRegressions.sum(), listenerFailures.sum());
+        missedMessages.sum(), sequenceRegressions.sum(), listenerFailures.sum(), disconnects.sum(), reconnects.sum());
   }
 }

@@ -16,9 +16,13 @@ import java.util.Map;
  * @param missedMessages messages the gaps skipped (sum of {@code Gap.missing()})
  * @param sequenceRegressions sequences that went backwards ({@code EventPlaneFault.SequenceRegression})
  * @param listenerFailures listener callbacks that threw (delivery went on)
+ * @param disconnects connections to a publisher (or broker) lost after their handshake had completed
+ *     ({@code EventPlaneFault.Disconnected})
+ * @param reconnects those connections re-established ({@code EventPlaneFault.Reconnected})
  */
 public record ZmqStats(long received, long delivered, Map<ZmqDrop, Long> dropped, long newPublishers,
-    long sequenceGaps, long missedMessages, long sequenceRegressions, long listenerFailures) {
+    long sequenceGaps, long missedMessages, long sequenceRegressions, long listenerFailures, long disconnects,
+    long reconnects) {
 
   /** Copies the map, filling absent reasons with zero. */
   public ZmqStats {

@@ -43,7 +43,10 @@ import org.zeromq.ZMQ;
  * <p>Direct mode: the socket connects to every {@link ChannelLocator.Zmq} endpoint given (one SUB connected to
  * many; an endpoint shared by several publisher ids is connected once), and a message's frame-1 publisher must be
  * one of the connected channels' ids. Broker mode: it connects to the brokers' XPUB endpoints and accepts any
- * publisher.
+ * publisher. Either way a {@link ZmqLinkMonitor} on the receive thread turns a connected endpoint's loss and
+ * return into {@code Disconnected} / {@code Reconnected} faults.
+ *
+ * <p>Over 500 lines: the socket, its command queue and the frame checks are one thread's confined state.
  */
 final class ZmqSubscription implements EventSubscription {
   private static final Logger LOG = LoggerFactory.getLogger(ZmqSubscription.class);
@@ -89,6 +92,7 @@ final class ZmqSubscription implements EventSubscription {
   private final SequenceTracker sequences;
   private final EnumSet<ZmqDrop> warned = EnumSet.noneOf(ZmqDrop.class);
   private ZMQ.@Nullable Socket socket;
+  private @Nullable ZmqLinkMonitor links;
 
   /** Immutable: a socket operation run on the receive thread, its outcome completing {@code done}. */
   private record Command(SocketTask task, CompletableFuture<Void> done) {}
@@ -255,8 +259,10 @@ final class ZmqSubscription implements EventSubscription {
       sub.setReceiveTimeOut(RECV_TIMEOUT_MS);
       sub.setHandshakeIvl(HANDSHAKE_IVL_MS);
       sub.subscribe(frame0.getBytes(StandardCharsets.UTF_8));
+      links = new ZmqLinkMonitor(context, sub, counters, frame0);
       for (String e : staticEndpoints) {
         sub.connect(e);
+        links.track(e);
       }
     } catch (RuntimeException e) {
       LOG.error("ZMQ subscription {}: socket setup failed", frame0, e);
@@ -268,8 +274,10 @@ final class ZmqSubscription implements EventSubscription {
     LOG.info("ZMQ subscription {} ({} mode) started{}", frame0, mode,
         staticEndpoints.isEmpty() ? "" : ", connected to " + staticEndpoints);
     try {
+      ZmqLinkMonitor monitor = links();
       while (!closed) {
         runCommands();
+        monitor.poll(this::reportFault);
         if (!receiveOne(sub, 0)) {
           continue; // the receive timeout passed: look at the commands again
         }
@@ -283,6 +291,10 @@ final class ZmqSubscription implements EventSubscription {
       Command c;
       while ((c = commands.poll()) != null) {
         c.done.completeExceptionally(new EventPlaneException(EventPlaneException.Kind.CLOSED, "subscription is closed"));
+      }
+      ZmqLinkMonitor monitor = links;
+      if (monitor != null) {
+        monitor.close();
       }
       context.destroySocket(sub);
       socket = null;
@@ -309,6 +321,16 @@ final class ZmqSubscription implements EventSubscription {
     return Objects.requireNonNull(socket, "socket");
   }
 
+  private ZmqLinkMonitor links() {
+    return Objects.requireNonNull(links, "links");
+  }
+
+  /** Disconnects {@code endpoint} and stops watching its connection. */
+  private void disconnectSocket(String endpoint) {
+    socket().disconnect(endpoint);
+    links().untrack(endpoint);
+  }
+
   private void connectPublisher(ChannelLocator.Zmq z) throws EventPlaneException {
     Set<Long> ids = endpointPublishers.get(z.endpoint());
     if (ids != null && ids.contains(z.publisherId())) {
@@ -332,7 +354,7 @@ final class ZmqSubscription implements EventSubscription {
     }
     if (ids.isEmpty()) {
       endpointPublishers.remove(z.endpoint());
-      socket().disconnect(z.endpoint());
+      disconnectSocket(z.endpoint());
     }
     boolean stillAdvertised = endpointPublishers.values().stream().anyMatch(s -> s.contains(z.publisherId()));
     if (!stillAdvertised) {
@@ -362,7 +384,7 @@ final class ZmqSubscription implements EventSubscription {
       }
       if (refs == 1) {
         brokerRefs.remove(e);
-        socket().disconnect(e);
+        disconnectSocket(e);
         LOG.info("ZMQ subscription {}: disconnected broker XPUB {}", frame0, e);
       } else {
         brokerRefs.put(e, refs - 1);
@@ -380,6 +402,17 @@ final class ZmqSubscription implements EventSubscription {
     }
     if (!ok) {
       throw new EventPlaneException(EventPlaneException.Kind.INVALID_ARGUMENT, "ZMQ refused endpoint '" + endpoint + "'");
+    }
+    links().track(endpoint);
+  }
+
+  /** Hands a fault (already counted and logged) to the listener. */
+  private void reportFault(EventPlaneFault fault) {
+    try {
+      listener.onFault(fault);
+    } catch (RuntimeException e) {
+      counters.listenerFailures.increment();
+      LOG.warn("ZMQ subscription {}: listener failed on {}; delivery continues", frame0, fault, e);
     }
   }
 
@@ -457,12 +490,7 @@ final class ZmqSubscription implements EventSubscription {
           Long.toUnsignedString(g.publisherId()), Long.toUnsignedString(g.expectedSequence()),
           Long.toUnsignedString(g.receivedSequence()));
     }
-    try {
-      listener.onFault(signal);
-    } catch (RuntimeException e) {
-      counters.listenerFailures.increment();
-      LOG.warn("ZMQ subscription {}: listener failed on {}; delivery continues", frame0, signal, e);
-    }
+    reportFault(signal);
   }
 
   private void reject(EventDecodeException error, int frameCount) {

@@ -63,6 +63,19 @@ final class PythonPeer implements AutoCloseable {
     return new PythonPeer(List.of("publisher", Long.toUnsignedString(publisherId), "direct"));
   }
 
+  /** A direct-mode publisher with {@code publisherId} bound to {@code endpoint} (a restart on the old port). */
+  static PythonPeer directPublisherAt(long publisherId, String endpoint) throws Exception {
+    return new PythonPeer(List.of("publisher", Long.toUnsignedString(publisherId), "direct", endpoint));
+  }
+
+  /** Kills the process at once (SIGKILL: no orderly socket close) and waits until it is gone. */
+  void kill() throws InterruptedException {
+    process.destroyForcibly();
+    if (!process.waitFor(10, TimeUnit.SECONDS)) {
+      throw new AssertionError("zmq_peer.py did not die within 10 s of SIGKILL");
+    }
+  }
+
   /** A broker-mode publisher connected to {@code xsub}, frame 0 the subject of endpoint {@code ns/comp/ep}. */
   static PythonPeer brokerPublisher(long publisherId, String xsub, String ns, String comp, String ep) throws Exception {
     return new PythonPeer(List.of("publisher", Long.toUnsignedString(publisherId), "broker", xsub, ns, comp, ep));
