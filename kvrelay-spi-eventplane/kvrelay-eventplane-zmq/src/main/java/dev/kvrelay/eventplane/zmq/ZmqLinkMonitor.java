@@ -33,7 +33,7 @@ final class ZmqLinkMonitor implements AutoCloseable {
   /** Monitor events handled per {@link #poll} (the rest wait for the next one). */
   private static final int MAX_EVENTS_PER_POLL = 64;
 
-  /** The state of one tracked endpoint. */
+  /** Immutable: the state of one tracked endpoint. */
   private enum Link {
     /** Connect asked for, no handshake completed yet. */
     CONNECTING,
