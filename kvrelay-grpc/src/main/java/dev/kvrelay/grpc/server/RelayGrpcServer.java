@@ -80,6 +80,8 @@ public final class RelayGrpcServer implements AutoCloseable {
   private final ExecutorService supervisor;
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private @Nullable Server server;
+  /** The port bound by {@link #start()}; kept after the transport stops, so the address stays reportable. */
+  private int boundPort = -1;
   private boolean closed;
   private @Nullable Throwable lastError;
 
@@ -148,6 +150,7 @@ public final class RelayGrpcServer implements AutoCloseable {
           .build();
       s.start();
       server = s;
+      boundPort = ((InetSocketAddress) s.getListenSockets().get(0)).getPort();
       health.setStatus(SERVICE_NAME, ServingStatus.SERVING);
     }
     // Reactions run on the supervisor thread, never on an engine thread: closing the engine from its own control
@@ -216,13 +219,16 @@ public final class RelayGrpcServer implements AutoCloseable {
     return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
   }
 
-  /** The bound port (the ephemeral one when the address asked for port 0). */
+  /**
+   * The bound port (the ephemeral one when the address asked for port 0); still answered after the transport
+   * stopped on its own or was closed, since the port was bound and callers report it.
+   */
   public int port() {
     synchronized (lock) {
-      if (server == null) {
+      if (boundPort < 0) {
         throw new IllegalStateException("server not started");
       }
-      return ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+      return boundPort;
     }
   }
 
