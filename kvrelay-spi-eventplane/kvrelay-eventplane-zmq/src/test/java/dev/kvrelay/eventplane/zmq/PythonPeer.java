@@ -108,6 +108,16 @@ final class PythonPeer implements AutoCloseable {
     stdin.flush();
   }
 
+  /**
+   * Makes the peer publish warm-up markers on {@code topic} until {@code recorder} has one more than before (the SUB
+   * is connected and subscribed); the peer's next command stops them.
+   */
+  void warmUp(PeerRecorder recorder, String topic, long seconds) throws Exception {
+    long before = recorder.markers.get();
+    send("{\"op\":\"warmup\",\"topic\":\"" + topic + "\"}");
+    PeerRecorder.poll(() -> recorder.markers.get() > before, seconds, () -> "a warm-up marker");
+  }
+
   /** Sends a command and waits for its reply line starting with {@code replyPrefix}. */
   String call(String json, String replyPrefix, long seconds) throws IOException, InterruptedException {
     send(json);

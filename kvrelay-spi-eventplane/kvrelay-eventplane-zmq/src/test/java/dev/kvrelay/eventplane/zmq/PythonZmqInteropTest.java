@@ -13,10 +13,9 @@ import dev.kvrelay.spi.eventplane.EventPlaneSettings;
 import dev.kvrelay.spi.eventplane.EventSubscription;
 import dev.kvrelay.spi.eventplane.EventTopics;
 import dev.kvrelay.spi.eventplane.RouterEvent;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -31,38 +30,20 @@ class PythonZmqInteropTest {
   static final long WORKER = Long.parseUnsignedLong("7587891234567890123");
   static final long WAIT_S = 60;
 
-  private final List<AutoCloseable> toClose = new ArrayList<>();
+  @AutoClose final Closer closer = new Closer();
 
   @BeforeEach
   void requirePeer() {
     PythonPeer.requirePeer();
   }
 
-  @AfterEach
-  void closeAll() throws Exception {
-    for (int i = toClose.size() - 1; i >= 0; i--) {
-      toClose.get(i).close();
-    }
-  }
-
-  private <T extends AutoCloseable> T closing(T c) {
-    toClose.add(c);
-    return c;
-  }
 
   private ZmqEventPlane plane(ZmqSettings settings) {
-    return closing(ZmqEventPlane.open(settings));
+    return closer.add(ZmqEventPlane.open(settings));
   }
 
   private PythonPeer publisher(long id) throws Exception {
-    return closing(PythonPeer.directPublisher(id));
-  }
-
-  /** Markers until one arrives (the SUB is connected); the next command stops them. */
-  private static void warmUp(PythonPeer peer, PeerRecorder r, String topic) throws Exception {
-    long before = r.markers.get();
-    peer.send("{\"op\":\"warmup\",\"topic\":\"" + topic + "\"}");
-    PeerRecorder.poll(() -> r.markers.get() > before, WAIT_S, () -> "a warm-up marker");
+    return closer.add(PythonPeer.directPublisher(id));
   }
 
   /** Sends events {@code first … first+count-1}; returns the sequence of the first (from the peer's reply). */
@@ -96,9 +77,9 @@ class PythonZmqInteropTest {
     ZmqEventPlane plane = plane(ZmqSettings.direct(2));
     PythonPeer peer = publisher(id);
     PeerRecorder r = new PeerRecorder();
-    EventSubscription s = closing(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
+    EventSubscription s = closer.add(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
     s.connect(new ChannelLocator.Zmq(id, peer.endpoint()));
-    warmUp(peer, r, EventTopics.KV_EVENTS);
+    peer.warmUp(r, EventTopics.KV_EVENTS, WAIT_S);
     long firstSeq = events(peer, WORKER, 0, 500, "");
     List<Delivered> got = r.awaitDelivered(500, WAIT_S);
     assertThat(got).hasSize(500);
@@ -119,9 +100,9 @@ class PythonZmqInteropTest {
     ZmqEventPlane plane = plane(ZmqSettings.direct(1));
     PythonPeer peer = publisher(id);
     PeerRecorder r = new PeerRecorder();
-    EventSubscription s = closing(plane.subscribe(SCOPE, EventTopics.KV_METRICS, r));
+    EventSubscription s = closer.add(plane.subscribe(SCOPE, EventTopics.KV_METRICS, r));
     s.connect(new ChannelLocator.Zmq(id, peer.endpoint()));
-    warmUp(peer, r, EventTopics.KV_METRICS);
+    peer.warmUp(r, EventTopics.KV_METRICS, WAIT_S);
     String reply = peer.call("{\"op\":\"loads\",\"first\":0,\"count\":50,\"worker\":"
         + Long.toUnsignedString(WORKER) + "}", "SENT ", WAIT_S);
     long firstSeq = Long.parseLong(reply.split(" ")[2]) - 50;
@@ -141,12 +122,12 @@ class PythonZmqInteropTest {
     long second = 2002;
     ZmqEventPlane plane = plane(ZmqSettings.direct(1));
     PeerRecorder r = new PeerRecorder();
-    EventSubscription s = closing(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
+    EventSubscription s = closer.add(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
     PythonPeer a = PythonPeer.directPublisher(first);
     ChannelLocator.Zmq channelA = new ChannelLocator.Zmq(first, a.endpoint());
     try {
       s.connect(channelA);
-      warmUp(a, r, EventTopics.KV_EVENTS);
+      a.warmUp(r, EventTopics.KV_EVENTS, WAIT_S);
       long seqA = events(a, WORKER, 0, 20, "");
       assertEvents(r.awaitDelivered(20, WAIT_S), first, WORKER, 0, seqA, List.of());
     } finally {
@@ -156,7 +137,7 @@ class PythonZmqInteropTest {
     PythonPeer b = publisher(second);
     s.disconnect(channelA);
     s.connect(new ChannelLocator.Zmq(second, b.endpoint()));
-    warmUp(b, r, EventTopics.KV_EVENTS);
+    b.warmUp(r, EventTopics.KV_EVENTS, WAIT_S);
     long seqB = events(b, WORKER, 0, 20, "");
     List<Delivered> all = r.awaitDelivered(40, WAIT_S);
     assertEvents(all.subList(20, 40), second, WORKER, 0, seqB, List.of());
@@ -182,9 +163,9 @@ class PythonZmqInteropTest {
     ZmqEventPlane plane = plane(ZmqSettings.direct(1));
     PythonPeer peer = publisher(id);
     PeerRecorder r = new PeerRecorder();
-    EventSubscription s = closing(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
+    EventSubscription s = closer.add(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
     s.connect(new ChannelLocator.Zmq(id, peer.endpoint()));
-    warmUp(peer, r, EventTopics.KV_EVENTS);
+    peer.warmUp(r, EventTopics.KV_EVENTS, WAIT_S);
     long firstSeq = events(peer, WORKER, 0, 100, "10,50,51,52");
     List<Delivered> got = r.awaitDelivered(96, WAIT_S);
     assertEvents(got, id, WORKER, 0, firstSeq, List.of(10, 50, 51, 52));
@@ -207,9 +188,9 @@ class PythonZmqInteropTest {
     ZmqEventPlane plane = plane(ZmqSettings.direct(1));
     PythonPeer peer = publisher(id);
     PeerRecorder r = new PeerRecorder();
-    EventSubscription s = closing(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
+    EventSubscription s = closer.add(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
     s.connect(new ChannelLocator.Zmq(id, peer.endpoint()));
-    warmUp(peer, r, EventTopics.KV_EVENTS);
+    peer.warmUp(r, EventTopics.KV_EVENTS, WAIT_S);
     Map<String, ZmqDrop> cases = new java.util.LinkedHashMap<>();
     cases.put("three_frames", ZmqDrop.FRAME_COUNT);
     cases.put("five_frames", ZmqDrop.FRAME_COUNT);
@@ -252,16 +233,16 @@ class PythonZmqInteropTest {
 
   @Test
   void brokerModeThroughAPythonXsubXpubProxy() throws Exception {
-    PythonPeer broker = closing(PythonPeer.broker());
-    EventPlane plane = closing(new ZmqEventPlaneProvider().open(new EventPlaneSettings(Map.of(
+    PythonPeer broker = closer.add(PythonPeer.broker());
+    EventPlane plane = closer.add(new ZmqEventPlaneProvider().open(new EventPlaneSettings(Map.of(
         ZmqSettings.BROKER_URL, "xsub=" + broker.xsub() + " , xpub=" + broker.xpub(), ZmqSettings.IO_THREADS, "2"))));
     assertThat(plane.connectsToChannels()).isFalse();
     EventScope mine = EventScope.endpoint(new DynamoEndpointId("dynamo", "backend", "gen.v1"));
-    PythonPeer p = closing(PythonPeer.brokerPublisher(31, broker.xsub(), "dynamo", "backend", "gen.v1"));
-    PythonPeer other = closing(PythonPeer.brokerPublisher(32, broker.xsub(), "dynamo", "backend", "gen.v2"));
+    PythonPeer p = closer.add(PythonPeer.brokerPublisher(31, broker.xsub(), "dynamo", "backend", "gen.v1"));
+    PythonPeer other = closer.add(PythonPeer.brokerPublisher(32, broker.xsub(), "dynamo", "backend", "gen.v2"));
     PeerRecorder r = new PeerRecorder();
-    closing(plane.subscribe(mine, EventTopics.KV_EVENTS, r));
-    warmUp(p, r, EventTopics.KV_EVENTS);
+    closer.add(plane.subscribe(mine, EventTopics.KV_EVENTS, r));
+    p.warmUp(r, EventTopics.KV_EVENTS, WAIT_S);
     events(other, WORKER, 0, 30, ""); // another scope's subject: filtered out
     long seq = events(p, WORKER, 0, 200, "");
     List<Delivered> got = r.awaitDelivered(200, WAIT_S);
@@ -281,9 +262,9 @@ class PythonZmqInteropTest {
     ZmqEventPlane plane = plane(ZmqSettings.direct(1));
     PythonPeer peer = publisher(id);
     PeerRecorder r = new PeerRecorder();
-    EventSubscription s = closing(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
+    EventSubscription s = closer.add(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
     s.connect(new ChannelLocator.Zmq(id, peer.endpoint()));
-    warmUp(peer, r, EventTopics.KV_EVENTS);
+    peer.warmUp(r, EventTopics.KV_EVENTS, WAIT_S);
     peer.send("{\"op\":\"burst\",\"count\":" + n + ",\"worker\":1}");
     PeerRecorder.poll(() -> r.deliveredCount() > 0, 300, () -> "the burst's first event");
     long t0 = System.nanoTime();

@@ -9,9 +9,8 @@ import dev.kvrelay.spi.eventplane.ChannelLocator;
 import dev.kvrelay.spi.eventplane.EventPlaneFault;
 import dev.kvrelay.spi.eventplane.EventSubscription;
 import dev.kvrelay.spi.eventplane.EventTopics;
-import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -27,30 +26,13 @@ class ZmqConnectionFaultsTest {
   static final long WORKER = 4242;
   static final long WAIT_S = 60;
 
-  private final List<AutoCloseable> toClose = new ArrayList<>();
+  @AutoClose final Closer closer = new Closer();
 
   @BeforeEach
   void requirePeer() {
     PythonPeer.requirePeer();
   }
 
-  @AfterEach
-  void closeAll() throws Exception {
-    for (int i = toClose.size() - 1; i >= 0; i--) {
-      toClose.get(i).close();
-    }
-  }
-
-  private <T extends AutoCloseable> T closing(T c) {
-    toClose.add(c);
-    return c;
-  }
-
-  private static void warmUp(PythonPeer peer, PeerRecorder r) throws Exception {
-    long before = r.markers.get();
-    peer.send("{\"op\":\"warmup\",\"topic\":\"" + EventTopics.KV_EVENTS + "\"}");
-    PeerRecorder.poll(() -> r.markers.get() > before, WAIT_S, () -> "a warm-up marker");
-  }
 
   private static void events(PythonPeer peer, int first, int count) throws Exception {
     peer.call("{\"op\":\"events\",\"first\":" + first + ",\"count\":" + count + ",\"worker\":" + WORKER
@@ -66,13 +48,13 @@ class ZmqConnectionFaultsTest {
   @Test
   void aKilledPublisherIsOneDisconnectedAndItsReturnOneReconnected() throws Exception {
     long id = 5150;
-    ZmqEventPlane plane = closing(ZmqEventPlane.open(ZmqSettings.direct(1)));
+    ZmqEventPlane plane = closer.add(ZmqEventPlane.open(ZmqSettings.direct(1)));
     PeerRecorder r = new PeerRecorder();
-    EventSubscription s = closing(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
-    PythonPeer first = closing(PythonPeer.directPublisher(id));
+    EventSubscription s = closer.add(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
+    PythonPeer first = closer.add(PythonPeer.directPublisher(id));
     String endpoint = first.endpoint();
     s.connect(new ChannelLocator.Zmq(id, endpoint));
-    warmUp(first, r);
+    first.warmUp(r, EventTopics.KV_EVENTS, WAIT_S);
     events(first, 0, 10);
     r.awaitDelivered(10, WAIT_S);
     assertThat(linkFaults(r)).as("the first connection is not a fault").isEmpty();
@@ -84,9 +66,9 @@ class ZmqConnectionFaultsTest {
     assertThat(plane.stats().reconnects()).isZero();
 
     // the SUB retries (100 ms growing to 5 s) against a closed port while the new process starts
-    PythonPeer again = closing(PythonPeer.directPublisherAt(id, endpoint));
+    PythonPeer again = closer.add(PythonPeer.directPublisherAt(id, endpoint));
     PeerRecorder.poll(() -> linkFaults(r).size() >= 2, WAIT_S, () -> "a Reconnected after the restart");
-    warmUp(again, r);
+    again.warmUp(r, EventTopics.KV_EVENTS, WAIT_S);
     events(again, 10, 5);
     List<Delivered> got = r.awaitDelivered(15, WAIT_S);
     for (int i = 0; i < 15; i++) {
@@ -108,19 +90,19 @@ class ZmqConnectionFaultsTest {
   @Test
   void aPublisherDisconnectedOnPurposeIsNotAFault() throws Exception {
     long id = 6160;
-    ZmqEventPlane plane = closing(ZmqEventPlane.open(ZmqSettings.direct(1)));
+    ZmqEventPlane plane = closer.add(ZmqEventPlane.open(ZmqSettings.direct(1)));
     PeerRecorder r = new PeerRecorder();
-    EventSubscription s = closing(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
-    PythonPeer a = closing(PythonPeer.directPublisher(id));
-    PythonPeer b = closing(PythonPeer.directPublisher(id + 1));
+    EventSubscription s = closer.add(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
+    PythonPeer a = closer.add(PythonPeer.directPublisher(id));
+    PythonPeer b = closer.add(PythonPeer.directPublisher(id + 1));
     ChannelLocator.Zmq channelA = new ChannelLocator.Zmq(id, a.endpoint());
     s.connect(channelA);
-    warmUp(a, r);
+    a.warmUp(r, EventTopics.KV_EVENTS, WAIT_S);
     s.disconnect(channelA);
     a.kill();
     // b's connection, handshake and messages come through the same socket and monitor after a's removal
     s.connect(new ChannelLocator.Zmq(id + 1, b.endpoint()));
-    warmUp(b, r);
+    b.warmUp(r, EventTopics.KV_EVENTS, WAIT_S);
     events(b, 0, 5);
     r.awaitDelivered(5, WAIT_S);
     assertThat(linkFaults(r)).isEmpty();

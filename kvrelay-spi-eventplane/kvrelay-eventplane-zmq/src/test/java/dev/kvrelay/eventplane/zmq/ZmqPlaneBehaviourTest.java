@@ -18,29 +18,17 @@ import dev.kvrelay.spi.eventplane.KvEventData;
 import dev.kvrelay.spi.eventplane.ResidencyDomain;
 import dev.kvrelay.spi.eventplane.RouterEvent;
 import dev.kvrelay.spi.eventplane.StorageTier;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** Channel handling, modes, the provider and listener edge cases of the ZMQ plane, with jeromq publishers. */
 class ZmqPlaneBehaviourTest {
   static final EventScope SCOPE = EventScope.endpoint(new DynamoEndpointId("dynamo", "backend", "generate"));
   static final long WAIT_S = 30;
-  private final List<AutoCloseable> toClose = new ArrayList<>();
+  @AutoClose final Closer closer = new Closer();
 
-  @AfterEach
-  void closeAll() throws Exception {
-    for (int i = toClose.size() - 1; i >= 0; i--) {
-      toClose.get(i).close();
-    }
-  }
-
-  private <T extends AutoCloseable> T closing(T c) {
-    toClose.add(c);
-    return c;
-  }
 
   static RouterEvent event(long worker, long id) {
     return new RouterEvent(worker, StorageTier.DEVICE, ResidencyDomain.WORKER, id, 0, KvEventData.Cleared.INSTANCE);
@@ -62,7 +50,7 @@ class ZmqPlaneBehaviourTest {
     assertThat(p).isInstanceOf(ZmqEventPlaneProvider.class);
     assertThat(p.artifact()).isEqualTo("dev.kvrelay:kvrelay-eventplane-zmq");
     assertThat(EventPlaneProviders.load().best().name()).isEqualTo("zmq");
-    EventPlane plane = closing(p.open(new EventPlaneSettings(Map.of(ZmqSettings.IO_THREADS, "3"))));
+    EventPlane plane = closer.add(p.open(new EventPlaneSettings(Map.of(ZmqSettings.IO_THREADS, "3"))));
     assertThat(((ZmqEventPlane) plane).settings()).isEqualTo(ZmqSettings.direct(3));
     assertThat(plane.connectsToChannels()).isTrue();
     assertThatThrownBy(() -> p.open(new EventPlaneSettings(Map.of(ZmqSettings.IO_THREADS, "none"))))
@@ -72,8 +60,8 @@ class ZmqPlaneBehaviourTest {
 
   @Test
   void directModeRefusesMalformedAndForeignChannels() throws Exception {
-    ZmqEventPlane plane = closing(ZmqEventPlane.open(ZmqSettings.direct(1)));
-    EventSubscription s = closing(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, new PeerRecorder()));
+    ZmqEventPlane plane = closer.add(ZmqEventPlane.open(ZmqSettings.direct(1)));
+    EventSubscription s = closer.add(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, new PeerRecorder()));
     assertThatThrownBy(() -> s.connect(new ChannelLocator.Zmq(1, "tcp://nohost")))
         .isInstanceOfSatisfying(EventPlaneException.class,
             e -> assertThat(e.kind()).isEqualTo(EventPlaneException.Kind.INVALID_ARGUMENT));
@@ -89,10 +77,10 @@ class ZmqPlaneBehaviourTest {
 
   @Test
   void twoPublisherIdsOnOneEndpointShareTheConnection() throws Exception {
-    ZmqEventPlane plane = closing(ZmqEventPlane.open(ZmqSettings.direct(1)));
-    JeromqPublisher p = closing(JeromqPublisher.direct(EventTopics.KV_EVENTS, 70));
+    ZmqEventPlane plane = closer.add(ZmqEventPlane.open(ZmqSettings.direct(1)));
+    JeromqPublisher p = closer.add(JeromqPublisher.direct(EventTopics.KV_EVENTS, 70));
     PeerRecorder r = new PeerRecorder();
-    EventSubscription s = closing(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
+    EventSubscription s = closer.add(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
     ChannelLocator.Zmq mine = (ChannelLocator.Zmq) p.channel();
     ChannelLocator.Zmq stale = new ChannelLocator.Zmq(69, mine.endpoint()); // an older advertisement, same port
     s.connect(stale);
@@ -114,13 +102,13 @@ class ZmqPlaneBehaviourTest {
 
   @Test
   void discoveredBrokerModeConnectsToTheBrokerChannelsGiven() throws Exception {
-    JeromqBroker broker = closing(new JeromqBroker());
-    EventPlane plane = closing(new ZmqEventPlaneProvider().open(
+    JeromqBroker broker = closer.add(new JeromqBroker());
+    EventPlane plane = closer.add(new ZmqEventPlaneProvider().open(
         new EventPlaneSettings(Map.of(ZmqSettings.BROKER_ENABLED, "true"))));
     assertThat(plane.connectsToChannels()).isTrue();
     PeerRecorder r = new PeerRecorder();
-    EventSubscription s = closing(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
-    JeromqPublisher p = closing(JeromqPublisher.brokered(SCOPE, EventTopics.KV_EVENTS, 5, broker.xsub()));
+    EventSubscription s = closer.add(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
+    JeromqPublisher p = closer.add(JeromqPublisher.brokered(SCOPE, EventTopics.KV_EVENTS, 5, broker.xsub()));
     assertThatThrownBy(() -> s.connect(p.channel())).as("publishers have no channel in broker mode")
         .isInstanceOfSatisfying(EventPlaneException.class,
             e -> assertThat(e.kind()).isEqualTo(EventPlaneException.Kind.UNSUPPORTED_CHANNEL));
@@ -134,8 +122,8 @@ class ZmqPlaneBehaviourTest {
 
   @Test
   void aListenerMayCloseItsSubscriptionAndFailuresAreCounted() throws Exception {
-    ZmqEventPlane plane = closing(ZmqEventPlane.open(ZmqSettings.direct(1)));
-    JeromqPublisher p = closing(JeromqPublisher.direct(EventTopics.KV_EVENTS, 80));
+    ZmqEventPlane plane = closer.add(ZmqEventPlane.open(ZmqSettings.direct(1)));
+    JeromqPublisher p = closer.add(JeromqPublisher.direct(EventTopics.KV_EVENTS, 80));
     EventSubscription[] self = new EventSubscription[1];
     PeerRecorder r = new PeerRecorder() {
       @Override
@@ -152,7 +140,7 @@ class ZmqPlaneBehaviourTest {
         }
       }
     };
-    self[0] = closing(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
+    self[0] = closer.add(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
     self[0].connect(p.channel());
     warm(p, r, 3);
     assertThat(plane.stats().listenerFailures()).as("the failing onFault").isEqualTo(1);
