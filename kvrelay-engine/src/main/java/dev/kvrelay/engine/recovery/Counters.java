@@ -3,7 +3,9 @@ package dev.kvrelay.engine.recovery;
 import dev.kvrelay.engine.stats.EventPlaneFaultKind;
 import dev.kvrelay.engine.stats.QueryFailureKind;
 import dev.kvrelay.engine.stats.RecoveryStats;
+import dev.kvrelay.engine.stats.SourceRecoveryStats;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -43,7 +45,8 @@ final class Counters {
     return scalars.get(c.ordinal());
   }
 
-  RecoveryStats snapshot() {
+  /** The counters now, with the per-source {@code sources}. */
+  RecoveryStats snapshot(List<SourceRecoveryStats> sources) {
     Map<QueryFailureKind, Long> f = new EnumMap<>(QueryFailureKind.class);
     for (QueryFailureKind k : KINDS) {
       f.put(k, failures.get(k.ordinal()));
@@ -59,6 +62,7 @@ final class Counters {
         get(Counter.REPLACEMENTS), get(Counter.INVALID_TREE_DUMPS), get(Counter.LIFECYCLE_RESETS),
         get(Counter.LIVE_ONLY_RESETS), get(Counter.DEGRADED_RESETS), get(Counter.EXHAUSTED), get(Counter.DISCARDED),
         get(Counter.SUBMIT_REJECTED), get(Counter.REJECTED_SOURCES), get(Counter.REJECTED_SOURCE_EVENTS),
-        get(Counter.RESYNCS), pf, get(Counter.FAULT_RECOVERIES), get(Counter.SUSPECT_MARKS), suspect.get());
+        get(Counter.RESYNCS), pf, get(Counter.FAULT_RECOVERIES), get(Counter.SUSPECT_MARKS), suspect.get(),
+        get(Counter.BACKPRESSURE_WAITS), sources);
   }
 }

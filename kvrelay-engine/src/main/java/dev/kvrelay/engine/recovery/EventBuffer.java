@@ -4,13 +4,14 @@ import dev.kvrelay.spi.eventplane.RouterEvent;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Not thread-safe: confined to the recovery's serial task. A rank's bounded FIFO of buffered live
- * events; adding to a full buffer drops the oldest.
+ * Not thread-safe: confined to the recovery's serial task, except {@link #size()}, which any thread may read
+ * (stats). A rank's bounded FIFO of buffered live events; adding to a full buffer drops the oldest.
  */
 final class EventBuffer {
   private final @Nullable RouterEvent[] ring;
   private int head;
-  private int size;
+  /** Written by the serial task only; volatile for readers of {@link #size()} on other threads. */
+  private volatile int size;
 
   EventBuffer(int capacity) {
     ring = new RouterEvent[capacity];
@@ -46,7 +47,6 @@ final class EventBuffer {
     return size;
   }
 
-  /** Drops everything; returns how many events were dropped. */
   /** Removes the events with an id ≤ {@code eventId} (unsigned), keeping the others in order; returns how many. */
   int removeUpTo(long eventId) {
     int removed = 0;
@@ -61,6 +61,7 @@ final class EventBuffer {
     return removed;
   }
 
+  /** Drops everything; returns how many events were dropped. */
   int clear() {
     int n = size;
     while (size > 0) {

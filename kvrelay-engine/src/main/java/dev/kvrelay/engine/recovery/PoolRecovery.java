@@ -10,6 +10,8 @@ import dev.kvrelay.engine.actor.PoolCommand;
 import dev.kvrelay.engine.stats.EventPlaneFaultKind;
 import dev.kvrelay.engine.stats.QueryFailureKind;
 import dev.kvrelay.engine.stats.RecoveryStats;
+import dev.kvrelay.engine.stats.SourceRecoveryState;
+import dev.kvrelay.engine.stats.SourceRecoveryStats;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
 import dev.kvrelay.spi.eventplane.EventPlaneFault;
 import dev.kvrelay.spi.eventplane.KvEventData;
@@ -24,7 +26,9 @@ import dev.kvrelay.spi.eventplane.WorkerKvQueryRequest;
 import dev.kvrelay.spi.eventplane.WorkerKvQueryResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -119,7 +123,8 @@ public final class PoolRecovery implements AutoCloseable {
   private volatile boolean closed;
 
   // ---- serial-task state
-  private Slot[] slots = new Slot[0];
+  /** The bound sources; replaced (never mutated) by the serial task, read by {@link #stats()} from any thread. */
+  private volatile Slot[] slots = new Slot[0];
   private final Map<MemberId, Slot> byMember = new HashMap<>();
   private boolean firstUpdate = true;
   private final Set<MemberId> initialWave = new HashSet<>();
@@ -278,10 +283,25 @@ public final class PoolRecovery implements AutoCloseable {
     post(() -> applyFault(fault));
   }
 
-  /** A snapshot of the counters. */
+  /**
+   * A snapshot of the counters and of every bound source (read from values the serial task publishes as they change:
+   * no lock, nothing posted to the task). Any thread.
+   */
   public RecoveryStats stats() {
-    return counters.snapshot();
+    Slot[] bound = slots;
+    long now = nanoTime.getAsLong();
+    SourceRecoveryStats[] sources = new SourceRecoveryStats[bound.length];
+    for (int i = 0; i < bound.length; i++) {
+      sources[i] = bound[i].stats(now);
+    }
+    Arrays.sort(sources, SOURCE_ORDER);
+    return counters.snapshot(Arrays.asList(sources));
   }
+
+  private static final Comparator<SourceRecoveryStats> SOURCE_ORDER = (a, b) -> {
+    int c = Long.compareUnsigned(a.workerId(), b.workerId());
+    return c != 0 ? c : Integer.compareUnsigned(a.dpRank(), b.dpRank());
+  };
 
   /** Stops timers and in-flight queries (their late answers are ignored); releases held query permits. Idempotent. */
   @Override
@@ -360,6 +380,7 @@ public final class PoolRecovery implements AutoCloseable {
       counters.add(Counter.MEMBER_MISMATCH);
       return;
     }
+    s.lastEventNanos = nanoTime.getAsLong();
     handle(s, event, false);
   }
 
@@ -404,6 +425,7 @@ public final class PoolRecovery implements AutoCloseable {
     if (!s.recoverable) {
       if (submit(new PoolCommand.ResetRank(s.member, false))) {
         counters.add(Counter.LIVE_ONLY_RESETS);
+        s.countReset();
         applyLive(s, ev);
       }
       return;
@@ -905,6 +927,7 @@ public final class PoolRecovery implements AutoCloseable {
   private void resetRank(MemberId member, boolean degraded, Counter counter) {
     if (submit(new PoolCommand.ResetRank(member, degraded))) {
       counters.add(counter);
+      countReset(member, counter);
       logReset(member, degraded, counter);
       return;
     }
@@ -934,6 +957,7 @@ public final class PoolRecovery implements AutoCloseable {
         continue;
       }
       counters.add(p.counter());
+      countReset(e.getKey(), p.counter());
       logReset(e.getKey(), p.degraded(), p.counter());
       pendingResets.remove(e.getKey());
       Slot s = byMember.get(e.getKey());
@@ -944,6 +968,14 @@ public final class PoolRecovery implements AutoCloseable {
     }
     if (!pendingResets.isEmpty()) {
       armResetRetry();
+    }
+  }
+
+  /** Counts an accepted reset on the member's bound source, unless it is the lifecycle reset of a retired one. */
+  private void countReset(MemberId member, Counter why) {
+    Slot s = byMember.get(member);
+    if (s != null && why != Counter.LIFECYCLE_RESETS) {
+      s.countReset();
     }
   }
 
@@ -1051,19 +1083,28 @@ public final class PoolRecovery implements AutoCloseable {
     AWAITING_BATCH
   }
 
-  /** Not thread-safe: confined to the serial task. One bound source incarnation, its cursor and buffer. */
+  /**
+   * Not thread-safe: written by the serial task only; the volatile fields (what {@link #stats} reads) may be read
+   * from any thread. One bound source incarnation, its cursor and buffer.
+   */
   private static final class Slot {
+    /** {@link #lastEventNanos} before the first event. */
+    static final long NO_EVENT = Long.MIN_VALUE;
     final SourceBinding binding;
     final MemberId member;
     final boolean recoverable;
     boolean retired;
-    boolean fenced;
+    volatile boolean fenced;
     /** RejectSource (producer.md §3.5): ineligible until its identity (publisher) changes; events are dropped. */
-    boolean rejected;
+    volatile boolean rejected;
     boolean hasCursor;
     long cursor;
-    Phase phase = Phase.LIVE;
-    @Nullable EventBuffer buffer;
+    volatile Phase phase = Phase.LIVE;
+    volatile @Nullable EventBuffer buffer;
+    /** The recovery clock when the serial task handled the source's last live event, or {@link #NO_EVENT}. */
+    volatile long lastEventNanos = NO_EVENT;
+    /** Accepted {@code ResetRank}s of this incarnation (single writer: the serial task). */
+    volatile long resets;
     int retries;
     long epoch;
     @Nullable Attempt attempt;
@@ -1076,12 +1117,37 @@ public final class PoolRecovery implements AutoCloseable {
     boolean reprobe;
     boolean reprobeFull;
     /** Marked by a transport disconnect; cleared once the source recovered after it. */
-    boolean suspect;
+    volatile boolean suspect;
 
     Slot(SourceBinding binding, boolean recoverable) {
       this.binding = binding;
       this.member = binding.member();
       this.recoverable = recoverable;
+    }
+
+    /** Serial task only. */
+    void countReset() {
+      resets = resets + 1;
+    }
+
+    /** Any thread: this source's published state, {@code now} on the recovery's clock. */
+    SourceRecoveryStats stats(long now) {
+      long last = lastEventNanos;
+      EventBuffer b = buffer;
+      SourceRecoveryState state;
+      if (rejected) {
+        state = SourceRecoveryState.REJECTED;
+      } else if (fenced) {
+        state = SourceRecoveryState.FENCED;
+      } else {
+        state = switch (phase) {
+          case LIVE -> SourceRecoveryState.LIVE;
+          case RECOVERING -> SourceRecoveryState.RECOVERING;
+          case AWAITING_BATCH -> SourceRecoveryState.AWAITING_BATCH;
+        };
+      }
+      return new SourceRecoveryStats(member.workerId(), member.dpRank(), binding.publisherId(), state, recoverable,
+          suspect, last == NO_EVENT ? -1 : Math.max(0, now - last) / 1_000_000L, resets, b == null ? 0 : b.size());
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.stats;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -37,6 +38,10 @@ import java.util.Map;
  * @param faultRecoveries recoveries (or live-only resets) started by an event-plane fault
  * @param suspectMarks sources marked suspect by a transport disconnect
  * @param suspectSources sources suspect now (disconnected, not yet recovered after the reconnect)
+ * @param backpressureWaits live events whose delivery thread had to wait for room in the recovery's full inbox
+ *     (backpressure; a wait that timed out also counts in {@code inboxOverflows})
+ * @param sources the bound sources now, one per {@code (worker, dp_rank)}, ordered by worker then rank (unsigned);
+ *     a source that is removed or replaced leaves the list (its replacement enters as a new source)
  */
 public record RecoveryStats(
     long applied,
@@ -69,12 +74,15 @@ public record RecoveryStats(
     Map<EventPlaneFaultKind, Long> planeFaults,
     long faultRecoveries,
     long suspectMarks,
-    long suspectSources) {
+    long suspectSources,
+    long backpressureWaits,
+    List<SourceRecoveryStats> sources) {
 
-  /** Copies the maps. */
+  /** Copies the maps and the list. */
   public RecoveryStats {
     queryFailures = Map.copyOf(queryFailures);
     planeFaults = Map.copyOf(planeFaults);
+    sources = List.copyOf(sources);
   }
 
   /** Event-plane faults of {@code kind}. */

@@ -6,6 +6,7 @@ import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.engine.actor.ExecutorActorScheduler;
 import dev.kvrelay.engine.actor.PoolCommand;
 import dev.kvrelay.engine.actor.SubmitResult;
+import dev.kvrelay.engine.stats.SourceRecoveryState;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
 import dev.kvrelay.spi.eventplane.EventTopics;
 import dev.kvrelay.spi.eventplane.InMemoryRequestPlane;
@@ -67,6 +68,18 @@ class PoolRecoveryThreadedTest {
         assertThat(ids.get(i)).isEqualTo(i + 1L);
       }
       assertThat(commands.get(0)).isInstanceOf(PoolCommand.ReplaceRanks.class);
+      // The per-source stats, read from this thread while the serial task runs on the executor: the source ends
+      // live with nothing buffered (polled: the task publishes the state after its last apply).
+      while (!recovery.stats().sources().get(0).state().equals(SourceRecoveryState.LIVE)
+          || recovery.stats().sources().get(0).bufferedEvents() != 0) {
+        assertThat(System.nanoTime()).as("source live, buffer empty").isLessThan(deadline);
+        Thread.sleep(1);
+      }
+      assertThat(recovery.stats().sources()).singleElement().satisfies(s -> {
+        assertThat(s.workerId()).isEqualTo(5);
+        assertThat(s.publisherId()).isEqualTo(1);
+        assertThat(s.lastEventAgeMs()).isGreaterThanOrEqualTo(0);
+      });
       recovery.close();
       assertThat(permits.availablePermits()).isEqualTo(16);
     } finally {

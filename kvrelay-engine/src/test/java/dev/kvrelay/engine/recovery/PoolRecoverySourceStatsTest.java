@@ -1,0 +1,215 @@
+package dev.kvrelay.engine.recovery;
+
+import static dev.kvrelay.engine.recovery.RecoveryFixture.MEMBER;
+import static dev.kvrelay.engine.recovery.RecoveryFixture.PUBLISHER;
+import static dev.kvrelay.engine.recovery.RecoveryFixture.WORKER;
+import static dev.kvrelay.engine.recovery.RecoveryFixture.dump;
+import static dev.kvrelay.engine.recovery.RecoveryFixture.liveOnly;
+import static dev.kvrelay.engine.recovery.RecoveryFixture.recoverable;
+import static dev.kvrelay.engine.recovery.RecoveryFixture.stored;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kvrelay.ckf.producer.MemberId;
+import dev.kvrelay.engine.actor.ManualScheduler;
+import dev.kvrelay.engine.actor.PoolCommand;
+import dev.kvrelay.engine.actor.SubmitResult;
+import dev.kvrelay.engine.stats.RecoveryStats;
+import dev.kvrelay.engine.stats.SourceRecoveryState;
+import dev.kvrelay.engine.stats.SourceRecoveryStats;
+import dev.kvrelay.spi.eventplane.EventEnvelope;
+import dev.kvrelay.spi.eventplane.EventPlaneFault;
+import dev.kvrelay.spi.eventplane.EventTopics;
+import dev.kvrelay.spi.eventplane.RouterEvent;
+import dev.kvrelay.spi.eventplane.ScriptedWorker;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/** {@link RecoveryStats#sources()} (one entry per bound source) and {@link RecoveryStats#backpressureWaits()}. */
+class PoolRecoverySourceStatsTest {
+  private static final MemberId OTHER = new MemberId(42, 1);
+  /** Worker id 2^64 − 1: sorts after every other worker when compared unsigned. */
+  private static final MemberId HIGH = new MemberId(-1L, 0);
+
+  private static SourceRecoveryStats only(RecoveryFixture f) {
+    List<SourceRecoveryStats> sources = f.stats().sources();
+    assertThat(sources).hasSize(1);
+    return sources.get(0);
+  }
+
+  private static SourceRecoveryStats of(RecoveryFixture f, MemberId m) {
+    return f.stats().sources().stream()
+        .filter(s -> s.workerId() == m.workerId() && s.dpRank() == m.dpRank())
+        .findFirst().orElseThrow(() -> new AssertionError("no source " + m + " in " + f.stats().sources()));
+  }
+
+  @Test
+  void aRecoverableSourceGoesLiveThenRecoveringThenAwaitingTheBatchThenLiveAgain() {
+    RecoveryFixture f = new RecoveryFixture();
+    f.sources();
+    f.sources(recoverable(MEMBER, PUBLISHER));
+    SourceRecoveryStats bound = only(f);
+    assertThat(bound.workerId()).isEqualTo(WORKER);
+    assertThat(bound.dpRank()).isZero();
+    assertThat(bound.publisherId()).isEqualTo(PUBLISHER);
+    assertThat(bound.recoverable()).isTrue();
+    assertThat(bound.state()).isEqualTo(SourceRecoveryState.LIVE);
+    assertThat(bound.lastEventAgeMs()).isEqualTo(-1);
+    assertThat(bound.bufferedEvents()).isZero();
+
+    f.worker(WORKER).thenAnswerAfter(Duration.ofMillis(1), dump(1));
+    f.live(stored(2));
+    f.live(stored(3));
+    assertThat(only(f).state()).isEqualTo(SourceRecoveryState.RECOVERING);
+    assertThat(only(f).bufferedEvents()).isEqualTo(2);
+    assertThat(only(f).lastEventAgeMs()).isZero();
+
+    f.scheduler.advanceMs(1); // the dump arrives; the batch window (5 ms quiet) is open
+    assertThat(only(f).state()).isEqualTo(SourceRecoveryState.AWAITING_BATCH);
+    assertThat(only(f).bufferedEvents()).isEqualTo(2);
+
+    f.scheduler.advanceMs(5);
+    assertThat(f.appliedIds()).containsExactly(2L, 3L);
+    SourceRecoveryStats live = only(f);
+    assertThat(live.state()).isEqualTo(SourceRecoveryState.LIVE);
+    assertThat(live.bufferedEvents()).isZero();
+    assertThat(live.lastEventAgeMs()).isEqualTo(6);
+    assertThat(live.resets()).isZero();
+
+    // A gap: recovering again, then live once the worker answered.
+    f.worker(WORKER).thenAnswer(RecoveryFixture.events(5, stored(4), stored(5)));
+    f.live(stored(6));
+    assertThat(only(f).lastEventAgeMs()).isZero();
+    f.scheduler.advanceMs(1);
+    assertThat(f.appliedIds()).containsExactly(2L, 3L, 4L, 5L, 6L);
+    assertThat(only(f).state()).isEqualTo(SourceRecoveryState.LIVE);
+  }
+
+  @Test
+  void resetsAreCountedOnTheSourceTheyReset() {
+    RecoveryFixture f = new RecoveryFixture();
+    f.sources(liveOnly(MEMBER, PUBLISHER), liveOnly(OTHER, 99));
+    f.live(stored(1)); // first event of a live-only source: ResetRank, then applied
+    assertThat(of(f, MEMBER).resets()).isEqualTo(1);
+    assertThat(of(f, OTHER).resets()).isZero();
+    f.live(stored(3)); // a gap: reset and re-learn
+    assertThat(of(f, MEMBER).resets()).isEqualTo(2);
+    f.live(99, stored(OTHER, 1, 1, 2));
+    assertThat(of(f, OTHER).resets()).isEqualTo(1);
+    assertThat(f.commands(PoolCommand.ResetRank.class)).hasSize(3);
+    assertThat(f.stats().liveOnlyResets()).isEqualTo(3);
+    assertThat(of(f, MEMBER).recoverable()).isFalse();
+    assertThat(of(f, MEMBER).state()).isEqualTo(SourceRecoveryState.LIVE);
+  }
+
+  @Test
+  void aResyncOfALiveOnlySourceCountsOneMoreResetOnIt() {
+    RecoveryFixture f = new RecoveryFixture();
+    f.sources(liveOnly(MEMBER, PUBLISHER));
+    f.live(stored(1));
+    f.recovery.resync(MEMBER, PUBLISHER);
+    f.scheduler.runReady();
+    assertThat(only(f).resets()).isEqualTo(2);
+    f.recovery.resync(MEMBER, PUBLISHER + 1); // stale report: ignored
+    f.scheduler.runReady();
+    assertThat(only(f).resets()).isEqualTo(2);
+  }
+
+  @Test
+  void sourcesAreOrderedByWorkerThenRankUnsignedAndARemovedSourceDisappears() {
+    RecoveryFixture f = new RecoveryFixture();
+    f.sources(liveOnly(HIGH, 3), liveOnly(MEMBER, PUBLISHER), liveOnly(OTHER, 99), liveOnly(new MemberId(42, 0), 4));
+    assertThat(f.stats().sources()).extracting(SourceRecoveryStats::workerId, SourceRecoveryStats::dpRank)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(42L, 0), org.assertj.core.groups.Tuple.tuple(42L, 1),
+            org.assertj.core.groups.Tuple.tuple(WORKER, 0), org.assertj.core.groups.Tuple.tuple(-1L, 0));
+    assertThat(of(f, HIGH).toString()).contains("worker=18446744073709551615");
+    f.sources(liveOnly(MEMBER, PUBLISHER));
+    assertThat(f.stats().sources()).extracting(SourceRecoveryStats::workerId).containsExactly(WORKER);
+    assertThat(f.stats().lifecycleResets()).isEqualTo(3);
+    f.sources();
+    assertThat(f.stats().sources()).isEmpty();
+  }
+
+  @Test
+  void aReplacedPublisherIsANewSourceAndItsLifecycleResetIsNotCountedOnIt() {
+    RecoveryFixture f = new RecoveryFixture();
+    f.sources(liveOnly(MEMBER, PUBLISHER));
+    f.live(stored(1));
+    assertThat(only(f).resets()).isEqualTo(1);
+    f.rejectNext = 1; // the lifecycle reset of the old incarnation is refused: the member is fenced
+    f.sources(liveOnly(MEMBER, PUBLISHER + 1));
+    SourceRecoveryStats fenced = only(f);
+    assertThat(fenced.publisherId()).isEqualTo(PUBLISHER + 1);
+    assertThat(fenced.state()).isEqualTo(SourceRecoveryState.FENCED);
+    assertThat(fenced.resets()).isZero();
+    assertThat(fenced.lastEventAgeMs()).isEqualTo(-1);
+    f.live(PUBLISHER + 1, stored(1));
+    assertThat(only(f).bufferedEvents()).isEqualTo(1);
+    f.scheduler.advanceMs(200); // the retried reset succeeds; the buffer drains (first event: live-only reset)
+    SourceRecoveryStats live = only(f);
+    assertThat(live.state()).isEqualTo(SourceRecoveryState.LIVE);
+    assertThat(live.bufferedEvents()).isZero();
+    assertThat(live.resets()).isEqualTo(1);
+    assertThat(f.stats().lifecycleResets()).isEqualTo(1);
+    assertThat(f.stats().liveOnlyResets()).isEqualTo(2);
+  }
+
+  @Test
+  void aRejectedSourceIsShownRejectedAndASuspectOneSuspect() {
+    RecoveryFixture f = new RecoveryFixture();
+    f.sources(liveOnly(MEMBER, PUBLISHER), liveOnly(OTHER, 99));
+    f.recovery.onPlaneFault(new EventPlaneFault.Disconnected("link down"));
+    f.scheduler.runReady();
+    assertThat(f.stats().sources()).allSatisfy(s -> assertThat(s.suspect()).isTrue());
+    f.recovery.rejectSource(MEMBER, PUBLISHER);
+    f.scheduler.runReady();
+    assertThat(of(f, MEMBER).state()).isEqualTo(SourceRecoveryState.REJECTED);
+    assertThat(of(f, OTHER).state()).isEqualTo(SourceRecoveryState.LIVE);
+  }
+
+  @Test
+  void aDeliveryThreadWaitingOnAFullInboxIsCountedInTheStats() {
+    ManualScheduler scheduler = new ManualScheduler();
+    AtomicBoolean room = new AtomicBoolean();
+    int[] applied = new int[1];
+    PoolCommandSink sink = new PoolCommandSink() {
+      @Override
+      public SubmitResult submit(PoolCommand command) {
+        if (command instanceof PoolCommand.Apply) {
+          applied[0]++;
+        }
+        return SubmitResult.Accepted.INSTANCE;
+      }
+
+      @Override
+      public boolean roomFor(RouterEvent event, Runnable onRoom) {
+        return room.get();
+      }
+    };
+    PoolRecovery recovery = new PoolRecovery(RecoveryFixture.POOL, RecoverySettings.DEFAULTS, sink, null,
+        new Semaphore(16), scheduler, scheduler::now, TimeUnit.MILLISECONDS.toNanos(1));
+    recovery.updateSources(List.of(liveOnly(MEMBER, PUBLISHER)));
+    scheduler.runReady();
+    int inbox = 4096;
+    EventEnvelope envelope = new EventEnvelope(PUBLISHER, 0, 0, EventTopics.KV_EVENTS);
+    for (long id = 1; id <= inbox; id++) {
+      recovery.onLiveEvent(envelope, stored(id));
+    }
+    scheduler.runReady(); // the actor has no room: every event stays in the inbox
+    assertThat(recovery.stats().backpressureWaits()).isZero();
+    recovery.onLiveEvent(envelope, stored(inbox + 1)); // waits 1 ms for room that never comes, then drops
+    RecoveryStats s = recovery.stats();
+    assertThat(s.backpressureWaits()).isEqualTo(1);
+    assertThat(s.inboxOverflows()).isEqualTo(1);
+    assertThat(s.applied()).isZero();
+    room.set(true);
+    scheduler.runReady();
+    assertThat(applied[0]).isEqualTo(inbox);
+    assertThat(recovery.stats().backpressureWaits()).isEqualTo(1);
+    assertThat(recovery.stats().applied()).isEqualTo(inbox);
+    recovery.close();
+  }
+}
