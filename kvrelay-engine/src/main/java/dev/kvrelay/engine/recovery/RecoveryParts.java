@@ -1,0 +1,66 @@
+package dev.kvrelay.engine.recovery;
+
+import dev.kvrelay.api.KvPoolId;
+import dev.kvrelay.engine.actor.ActorScheduler;
+import dev.kvrelay.engine.actor.PoolCommand;
+import dev.kvrelay.spi.eventplane.EventEnvelope;
+import dev.kvrelay.spi.eventplane.RequestPlaneClient;
+import dev.kvrelay.spi.eventplane.RouterEvent;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Thread-safe (final fields only, set once by {@link PoolRecovery}'s constructor): the wiring of one pool's recovery,
+ * its collaborators and its job classes, so that each job reaches the others. The jobs themselves are confined to
+ * the recovery's serial task unless their own contract says otherwise.
+ */
+final class RecoveryParts {
+  final KvPoolId pool;
+  final RecoverySettings settings;
+  final PoolCommandSink actor;
+  final @Nullable RequestPlaneClient requests;
+  final Semaphore permits;
+  final LongSupplier nanoTime;
+  final Counters counters = new Counters();
+  /** The queries holding a relay-wide permit (released on answer, timeout or close). */
+  final Set<Attempt> inFlight = ConcurrentHashMap.newKeySet();
+  final RecoveryTask task;
+  final SourceLifecycle lifecycle;
+  final CursorRules cursor;
+  final RecoveryQueries queries;
+  final ReplacementBatches batches;
+  final PlaneFaults faults;
+
+  RecoveryParts(KvPoolId pool, RecoverySettings settings, PoolCommandSink actor, @Nullable RequestPlaneClient requests,
+      Semaphore permits, ActorScheduler scheduler, LongSupplier nanoTime, long inboxWaitNanos) {
+    this.pool = pool;
+    this.settings = settings;
+    this.actor = actor;
+    this.requests = requests;
+    this.permits = permits;
+    this.nanoTime = nanoTime;
+    this.task = new RecoveryTask(pool, scheduler, actor, counters, inboxWaitNanos, this::onInbound);
+    // The jobs only keep this wiring; none calls another before the constructor returned.
+    this.lifecycle = new SourceLifecycle(this);
+    this.cursor = new CursorRules(this);
+    this.queries = new RecoveryQueries(this);
+    this.batches = new ReplacementBatches(this);
+    this.faults = new PlaneFaults(this);
+  }
+
+  private void onInbound(EventEnvelope envelope, RouterEvent event) {
+    cursor.onInbound(envelope, event);
+  }
+
+  /** Offers {@code command} to the pool actor; a refusal is counted ({@code submitRejected}) and returns false. */
+  boolean submit(PoolCommand command) {
+    if (actor.submit(command).accepted()) {
+      return true;
+    }
+    counters.add(Counter.SUBMIT_REJECTED);
+    return false;
+  }
+}

@@ -1,0 +1,165 @@
+package dev.kvrelay.engine.recovery;
+
+import dev.kvrelay.api.KvPoolId;
+import dev.kvrelay.engine.actor.ActorScheduler;
+import dev.kvrelay.spi.eventplane.EventEnvelope;
+import dev.kvrelay.spi.eventplane.RouterEvent;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Thread-safe (lock-free; nothing blocks but the bounded wait of a delivery thread on a full inbox): the serial task
+ * of one pool's recovery on its {@link ActorScheduler}. Live events reach it through a bounded lock-free inbox, all
+ * other work (control, timers, answers) through a control queue; at most one run is scheduled at a time, so whatever
+ * it runs is confined to it. Backpressure: an inbox event stays there while the pool actor has no room.
+ */
+final class RecoveryTask {
+  private static final Logger LOG = LoggerFactory.getLogger(PoolRecovery.class);
+  private static final int INBOX_CAPACITY = 4096;
+  private static final int MAX_ITEMS_PER_RUN = 1024;
+  private static final long MAX_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+
+  /** Confined to the serial task: what it does with one live event taken from the inbox. */
+  @FunctionalInterface
+  interface Inbound {
+    void accept(EventEnvelope envelope, RouterEvent event);
+  }
+
+  private final KvPoolId pool;
+  private final ActorScheduler scheduler;
+  private final PoolCommandSink actor;
+  private final Counters counters;
+  private final long inboxWaitNanos;
+  private final Inbound inbound;
+  private final LiveInbox inbox = new LiveInbox(INBOX_CAPACITY);
+  private final ConcurrentLinkedQueue<Runnable> control = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean scheduled = new AtomicBoolean();
+  private final Runnable runTask = this::run;
+  /** Set by the actor when room freed for an event held back; read after the task's hand-off flag drops. */
+  private volatile boolean roomSignalled;
+  private final Runnable onRoom = () -> {
+    roomSignalled = true;
+    kick();
+  };
+  private volatile boolean closed;
+
+  RecoveryTask(KvPoolId pool, ActorScheduler scheduler, PoolCommandSink actor, Counters counters, long inboxWaitNanos,
+      Inbound inbound) {
+    this.pool = pool;
+    this.scheduler = scheduler;
+    this.actor = actor;
+    this.counters = counters;
+    this.inboxWaitNanos = inboxWaitNanos;
+    this.inbound = inbound;
+  }
+
+  /** True once {@link #stop()} ran. Any thread. */
+  boolean closed() {
+    return closed;
+  }
+
+  /**
+   * Puts a live event into the inbox (no allocation); on a full inbox the calling thread waits for room (parked, at
+   * most the inbox wait), then the event is dropped and counted in {@code inboxOverflows}. Any thread.
+   */
+  void offerLive(EventEnvelope envelope, RouterEvent event) {
+    if (closed) {
+      return;
+    }
+    if (!inbox.offer(envelope, event) && !offerWaiting(envelope, event)) {
+      counters.add(Counter.INBOX_OVERFLOWS);
+      return;
+    }
+    kick();
+  }
+
+  /** The bounded wait of a delivery thread for room in the inbox; false if it timed out or the recovery closed. */
+  private boolean offerWaiting(EventEnvelope envelope, RouterEvent event) {
+    counters.add(Counter.BACKPRESSURE_WAITS);
+    kick();
+    long deadline = System.nanoTime() + inboxWaitNanos;
+    long park = 1_000;
+    while (!closed) {
+      if (inbox.offer(envelope, event)) {
+        return true;
+      }
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      LockSupport.parkNanos(Math.min(left, park));
+      park = Math.min(MAX_PARK_NANOS, park * 2);
+    }
+    return false;
+  }
+
+  /** Runs {@code task} on the serial task, after the control work already queued. Any thread. */
+  void post(Runnable task) {
+    if (closed) {
+      return;
+    }
+    control.add(task);
+    kick();
+  }
+
+  /** Posts {@code task} after {@code delayNanos} (none once closed). Any thread. */
+  void timer(long delayNanos, Runnable task) {
+    if (closed) {
+      return;
+    }
+    scheduler.schedule(() -> post(task), Math.max(0, delayNanos));
+  }
+
+  /** No more runs, posts or timers. Any thread; idempotent. */
+  void stop() {
+    closed = true;
+  }
+
+  /** Drops the control work still queued. Any thread. */
+  void discardControl() {
+    control.clear();
+  }
+
+  private void kick() {
+    if (scheduled.compareAndSet(false, true)) {
+      scheduler.execute(runTask);
+    }
+  }
+
+  private void run() {
+    roomSignalled = false;
+    boolean held = false;
+    try {
+      for (int budget = MAX_ITEMS_PER_RUN; budget > 0 && !closed; budget--) {
+        Runnable c = control.poll();
+        try {
+          if (c != null) {
+            c.run();
+            continue;
+          }
+          RouterEvent next = inbox.peekEvent();
+          if (next == null) {
+            break;
+          }
+          if (!actor.roomFor(next, onRoom)) {
+            held = true; // backpressure: the event stays in the inbox until the actor wakes this task
+            break;
+          }
+          inbox.poll();
+          inbound.accept(inbox.envelope(), inbox.event());
+        } catch (RuntimeException e) {
+          LOG.error("pool recovery {}: task failed", pool, e);
+        }
+      }
+    } finally {
+      scheduled.set(false);
+      if (!closed && (!control.isEmpty() || roomSignalled || (!held && inbox.hasNext()))) {
+        kick();
+      }
+    }
+  }
+}
