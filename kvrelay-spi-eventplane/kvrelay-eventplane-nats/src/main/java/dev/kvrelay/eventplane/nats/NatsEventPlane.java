@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The connection reconnects forever with exponential backoff ({@link NatsSettings#reconnectWait}) and
  * NATS re-sends the subscriptions. Nothing lost is silent: a lost connection, its return, messages NATS
- * dropped over a subscription's pending limits, and a publisher's sequence skipping ahead are each counted
+ * dropped over a subscription's pending limits, a publisher heard for the first time (a new id: a restarted
+ * worker, or a stream joined late), and a publisher's sequence skipping ahead or going back are each counted
  * ({@link #stats()}), logged through slf4j and reported to the listener as an {@link EventPlaneFault}.
  * Subscriptions receive every publisher of their subject, so channels are not needed
  * ({@link #connectsToChannels()} is false).
@@ -52,6 +53,8 @@ public final class NatsEventPlane implements EventPlane {
   final LongAdder disconnects = new LongAdder();
   final LongAdder reconnects = new LongAdder();
   final LongAdder droppedMessages = new LongAdder();
+  final LongAdder newPublishers = new LongAdder();
+  final LongAdder lateJoins = new LongAdder();
   final LongAdder sequenceGaps = new LongAdder();
   final LongAdder missingMessages = new LongAdder();
   final LongAdder sequenceRegressions = new LongAdder();
@@ -177,7 +180,8 @@ public final class NatsEventPlane implements EventPlane {
   public NatsPlaneStats stats() {
     Connection c = connection;
     return new NatsPlaneStats(c != null && c.getStatus() == Connection.Status.CONNECTED,
-        disconnects.sum(), reconnects.sum(), droppedMessages.sum(), sequenceGaps.sum(), missingMessages.sum(),
+        disconnects.sum(), reconnects.sum(), droppedMessages.sum(), newPublishers.sum(), lateJoins.sum(),
+        sequenceGaps.sum(), missingMessages.sum(),
         sequenceRegressions.sum(), publisherEvictions.sum(), delivered.sum(), decodeErrors.sum(),
         listenerFailures.sum(), faultsReported.sum());
   }
