@@ -1,8 +1,8 @@
 /**
  * The NATS core event plane (provider name {@code nats}, plugins-wire §6): subscribes to the
  * {@code kv-events} and {@code kv_metrics} subjects of a scope on a jnats connection configured from
- * {@code NATS_SERVER} and {@code NATS_AUTH_*}, and reports disconnects, slow-consumer drops and sequence
- * gaps to the listener.
+ * {@code NATS_SERVER} and {@code NATS_AUTH_*}, and reports disconnects, reconnects, slow-consumer drops, new
+ * publishers, sequence gaps and regressions to the listener.
  */
 module dev.kvrelay.eventplane.nats {
   requires static transitive org.jspecify;

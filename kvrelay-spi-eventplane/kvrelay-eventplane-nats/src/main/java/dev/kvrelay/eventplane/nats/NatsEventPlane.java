@@ -6,6 +6,7 @@ import dev.kvrelay.spi.eventplane.EventPlane;
 import dev.kvrelay.spi.eventplane.EventPlaneException;
 import dev.kvrelay.spi.eventplane.EventPlaneFault;
 import dev.kvrelay.spi.eventplane.EventSubscription;
+import io.nats.client.AuthHandler;
 import io.nats.client.AuthenticationException;
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
@@ -14,7 +15,12 @@ import io.nats.client.ErrorListener;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.Subscription;
+import io.nats.client.support.JsonParseException;
+import io.nats.client.support.JsonParser;
+import io.nats.client.support.JsonValue;
+import io.nats.client.support.JwtUtils;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -33,7 +39,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The connection reconnects forever with exponential backoff ({@link NatsSettings#reconnectWait}) and
  * NATS re-sends the subscriptions. Nothing lost is silent: a lost connection, its return, messages NATS
- * dropped over a subscription's pending limits, and a publisher's sequence skipping ahead are each counted
+ * dropped over a subscription's pending limits, a publisher heard for the first time (a new id: a restarted
+ * worker, or a stream joined late), and a publisher's sequence skipping ahead or going back are each counted
  * ({@link #stats()}), logged through slf4j and reported to the listener as an {@link EventPlaneFault}.
  * Subscriptions receive every publisher of their subject, so channels are not needed
  * ({@link #connectsToChannels()} is false).
@@ -52,6 +59,8 @@ public final class NatsEventPlane implements EventPlane {
   final LongAdder disconnects = new LongAdder();
   final LongAdder reconnects = new LongAdder();
   final LongAdder droppedMessages = new LongAdder();
+  final LongAdder newPublishers = new LongAdder();
+  final LongAdder lateJoins = new LongAdder();
   final LongAdder sequenceGaps = new LongAdder();
   final LongAdder missingMessages = new LongAdder();
   final LongAdder sequenceRegressions = new LongAdder();
@@ -69,7 +78,9 @@ public final class NatsEventPlane implements EventPlane {
    * Connects to the first reachable server of {@code settings}; later losses are reconnected forever.
    *
    * @throws EventPlaneException {@code TRANSPORT_FAILURE} if no server accepts the connection within the
-   *     connect timeout (authentication refusals included)
+   *     connect timeout (authentication refusals included; the message names the credentials used, secrets
+   *     redacted, e.g. the credentials file); {@code INVALID_ARGUMENT} if the credentials file is unreadable or
+   *     not a user JWT with its seed (the message names the file)
    */
   public static NatsEventPlane open(NatsSettings settings) throws EventPlaneException {
     NatsEventPlane plane = new NatsEventPlane(Objects.requireNonNull(settings, "settings"));
@@ -96,7 +107,7 @@ public final class NatsEventPlane implements EventPlane {
     } else if (auth instanceof NatsAuth.NKeySeed n) {
       b.authHandler(new NkeyAuthHandler(n.seed()));
     } else if (auth instanceof NatsAuth.CredentialsFile c) {
-      b.authHandler(Nats.credentials(c.path().toString()));
+      b.authHandler(credentials(c.path()));
     }
     try {
       connection = Nats.connect(b.build());
@@ -106,13 +117,48 @@ public final class NatsEventPlane implements EventPlane {
           "NATS server " + settings.servers() + " refused the credentials (" + auth + "): " + e.getMessage(), e);
     } catch (IOException e) {
       throw new EventPlaneException(EventPlaneException.Kind.TRANSPORT_FAILURE,
-          "cannot connect to NATS server " + settings.servers() + ": " + e.getMessage(), e);
+          "cannot connect to NATS server " + settings.servers() + " (" + auth + "): " + e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new EventPlaneException(EventPlaneException.Kind.TRANSPORT_FAILURE,
           "interrupted while connecting to NATS server " + settings.servers(), e);
     }
     LOG.info("NATS event plane connected to {} ({})", connection.getConnectedUrl(), auth.getClass().getSimpleName());
+  }
+
+  /**
+   * jnats' handler for a {@code .creds} file, after checking with jnats' own reader that the file holds a user
+   * JWT and the seed that JWT was issued to: a broken file is a settings error naming it, not a refused
+   * connection.
+   *
+   * @throws EventPlaneException {@code INVALID_ARGUMENT} naming {@code NATS_AUTH_CREDENTIALS_FILE} and the file
+   */
+  static AuthHandler credentials(Path file) throws EventPlaneException {
+    AuthHandler handler = Nats.credentials(file.toString());
+    String why;
+    try {
+      char[] jwt = handler.getJWT();
+      String[] parts = jwt == null ? new String[0] : new String(jwt).split("\\.");
+      if (parts.length != 3) {
+        why = "no user JWT (header.claims.signature) in its JWT block";
+      } else {
+        JsonValue claims = JsonParser.parse(JwtUtils.getClaimBody(new String(jwt)));
+        JsonValue sub = claims.map == null ? null : claims.map.get("sub");
+        handler.sign(new byte[] {0});
+        String user = new String(handler.getID());
+        if (sub == null || sub.string == null) {
+          why = "its JWT has no subject";
+        } else if (!sub.string.equals(user)) {
+          why = "its JWT was issued to " + sub.string + " but its seed is user " + user;
+        } else {
+          return handler;
+        }
+      }
+    } catch (IllegalStateException | IllegalArgumentException | JsonParseException e) {
+      why = e.getMessage() + (e.getCause() != null ? " (" + e.getCause().getMessage() + ")" : "");
+    }
+    throw new EventPlaneException(EventPlaneException.Kind.INVALID_ARGUMENT,
+        NatsSettings.NATS_AUTH_CREDENTIALS_FILE + " " + file + " is not a usable NATS credentials file: " + why);
   }
 
   /** The settings this plane was opened with. */
@@ -177,7 +223,8 @@ public final class NatsEventPlane implements EventPlane {
   public NatsPlaneStats stats() {
     Connection c = connection;
     return new NatsPlaneStats(c != null && c.getStatus() == Connection.Status.CONNECTED,
-        disconnects.sum(), reconnects.sum(), droppedMessages.sum(), sequenceGaps.sum(), missingMessages.sum(),
+        disconnects.sum(), reconnects.sum(), droppedMessages.sum(), newPublishers.sum(), lateJoins.sum(),
+        sequenceGaps.sum(), missingMessages.sum(),
         sequenceRegressions.sum(), publisherEvictions.sum(), delivered.sum(), decodeErrors.sum(),
         listenerFailures.sum(), faultsReported.sum());
   }

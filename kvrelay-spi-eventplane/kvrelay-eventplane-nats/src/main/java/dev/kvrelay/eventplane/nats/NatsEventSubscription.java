@@ -9,7 +9,6 @@ import dev.kvrelay.spi.eventplane.EventPlaneCodec;
 import dev.kvrelay.spi.eventplane.EventPlaneException;
 import dev.kvrelay.spi.eventplane.EventPlaneFault;
 import dev.kvrelay.spi.eventplane.EventSubscription;
-import dev.kvrelay.spi.eventplane.PublisherSequences;
 import io.nats.client.Message;
 import io.nats.client.Subscription;
 import java.time.Duration;
@@ -42,9 +41,8 @@ final class NatsEventSubscription implements EventSubscription {
   private volatile boolean closed;
 
   // Confined to the delivery thread.
-  private final PublisherSequences sequences;
+  private final NatsSequenceCheck sequences;
   private long dropsReported;
-  private long regressionsCounted;
   private long evictionsCounted;
   private long lastDropCheckNanos;
 
@@ -58,7 +56,7 @@ final class NatsEventSubscription implements EventSubscription {
     this.subscription = subscription;
     this.poll = plane.faultPollInterval();
     this.pollNanos = poll.toNanos();
-    this.sequences = new PublisherSequences(plane.publisherCapacity());
+    this.sequences = new NatsSequenceCheck(plane.publisherCapacity());
     this.thread = new Thread(this::deliverLoop, "kvrelay-nats-" + THREAD_IDS.incrementAndGet() + "-" + topic);
     this.thread.setDaemon(true);
   }
@@ -184,15 +182,13 @@ final class NatsEventSubscription implements EventSubscription {
       call(() -> listener.onDecodeError(e, e.publisherId()));
       return;
     }
-    EventPlaneFault.SequenceGap gap =
+    EventPlaneFault.SequenceFault fault =
         sequences.observe(message.envelope().publisherId(), message.envelope().sequence());
-    if (gap != null) {
-      plane.sequenceGaps.increment();
-      plane.missingMessages.add(gap.missing());
-      LOG.warn("NATS {} on {}", gap.describe(), subject);
-      report(gap);
+    if (fault != null) {
+      countAndLog(fault);
+      report(fault);
     }
-    countSequenceAnomalies(message);
+    countEvictions();
     if (closed) {
       return;
     }
@@ -200,21 +196,35 @@ final class NatsEventSubscription implements EventSubscription {
     call(() -> message.deliverTo(listener));
   }
 
-  private void countSequenceAnomalies(EventMessage message) {
-    long regressions = sequences.regressions();
-    if (regressions != regressionsCounted) {
-      plane.sequenceRegressions.add(regressions - regressionsCounted);
-      regressionsCounted = regressions;
-      LOG.warn("NATS publisher {} on {} repeated or reordered sequence {} (delivered; recovery fences event ids)",
-          Long.toUnsignedString(message.envelope().publisherId()), subject,
-          Long.toUnsignedString(message.envelope().sequence()));
+  /** Counts a sequence fault in the plane's stats and logs it (a first message from sequence 0 at INFO). */
+  private void countAndLog(EventPlaneFault.SequenceFault fault) {
+    if (fault instanceof EventPlaneFault.NewPublisher p) {
+      plane.newPublishers.increment();
+      if (p.fromStart()) {
+        LOG.info("NATS {} on {}", p.describe(), subject);
+      } else {
+        plane.lateJoins.increment();
+        LOG.warn("NATS {} on {}: its earlier messages were not received (recovery restores them)", p.describe(),
+            subject);
+      }
+    } else if (fault instanceof EventPlaneFault.SequenceGap gap) {
+      plane.sequenceGaps.increment();
+      plane.missingMessages.add(gap.missing());
+      LOG.warn("NATS {} on {}", gap.describe(), subject);
+    } else {
+      plane.sequenceRegressions.increment();
+      LOG.warn("NATS {} on {} (publisher id reused by a restarted process, or a replay); tracking restarts "
+          + "from it", fault.describe(), subject);
     }
+  }
+
+  private void countEvictions() {
     long evictions = sequences.evictions();
     if (evictions != evictionsCounted) {
       plane.publisherEvictions.add(evictions - evictionsCounted);
       evictionsCounted = evictions;
       LOG.warn("NATS subscription to {} forgot its least recently seen publisher (capacity {}); its next "
-          + "message starts a new sequence baseline", subject, plane.publisherCapacity());
+          + "message is reported as a new publisher", subject, plane.publisherCapacity());
     }
   }
 

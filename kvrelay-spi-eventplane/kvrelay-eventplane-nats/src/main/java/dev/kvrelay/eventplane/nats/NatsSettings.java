@@ -27,7 +27,7 @@ import java.util.Optional;
  * @param pendingMessageLimit messages a subscription may hold undelivered before NATS drops new ones
  * @param pendingByteLimit bytes a subscription may hold undelivered before NATS drops new ones
  * @param publisherCapacity publishers whose sequence each subscription remembers
- *     ({@link PublisherSequences})
+ *     (least recently heard forgotten first; the same default as the SPI's {@link PublisherSequences})
  * @param faultPollInterval the longest a connection fault waits for an idle delivery thread
  * @param pingInterval how often the client pings the server; two unanswered pings count as a lost
  *     connection (detects a silently dead server or network path)

@@ -74,12 +74,17 @@ class NatsEngineFaultsE2ETest {
       e2e.awaitExact("nats: sequence gap (5 messages never sent)", traffic(w));
       assertThat(e2e.engine.stats().eventPlaneFaults(EventPlaneFaultKind.SEQUENCE_GAP)).isGreaterThan(gapsBefore);
 
+      long newBefore = e2e.engine.stats().eventPlaneFaults(EventPlaneFaultKind.NEW_PUBLISHER);
+      long planeNewBefore = plane.stats().newPublishers();
       w[1].kill();
       PythonWorker fresh = worker(server, w[1].workerId);
       e2e.replace(w[1], fresh);
       w[1] = fresh;
       fresh.events(10);
       e2e.awaitExact("nats: worker restart with new publisher ids", traffic(w));
+      // both ranks of the new process are new publisher ids, reported by the plane and counted by the engine
+      assertThat(plane.stats().newPublishers() - planeNewBefore).isEqualTo(2);
+      assertThat(e2e.engine.stats().eventPlaneFaults(EventPlaneFaultKind.NEW_PUBLISHER) - newBefore).isEqualTo(2);
 
       long reconnectsBefore = e2e.engine.stats().eventPlaneFaults(EventPlaneFaultKind.RECONNECTED);
       server.kill();

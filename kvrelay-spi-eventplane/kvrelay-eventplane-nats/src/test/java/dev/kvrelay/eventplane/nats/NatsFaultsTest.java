@@ -113,12 +113,21 @@ class NatsFaultsTest {
           .isEqualTo(new EventPlaneFault.SequenceGap(PUBLISHER, 1_000, 1_500));
       assertThat(calls.get(gapAt + 1)).as("the gap comes right before the message revealing it")
           .isInstanceOfSatisfying(Recording.Event.class, e -> assertThat(e.envelope().sequence()).isEqualTo(1_500));
-      assertThat(r.faults()).hasSize(3);
+      List<EventPlaneFault> mineOrLink = r.faults().stream().filter(f -> !(f instanceof EventPlaneFault.SequenceFault sf)
+          || sf.publisherId() == PUBLISHER).toList();
+      assertThat(mineOrLink).extracting(f -> (Object) f.getClass()).containsExactly(
+          EventPlaneFault.NewPublisher.class, EventPlaneFault.Disconnected.class, EventPlaneFault.Reconnected.class,
+          EventPlaneFault.SequenceGap.class);
+      assertThat(mineOrLink.get(0)).isEqualTo(new EventPlaneFault.NewPublisher(PUBLISHER, 0));
       NatsPlaneStats st = plane.stats();
       assertThat(st.connected()).isTrue();
       assertThat(st.sequenceGaps()).isEqualTo(1);
       assertThat(st.missingMessages()).isEqualTo(500);
-      assertThat(st.faultsReported()).isEqualTo(3);
+      assertThat(st.disconnects()).isEqualTo(1);
+      assertThat(st.reconnects()).isEqualTo(1);
+      // the marker publisher: new once; each further marker repeats its sequence 0 (a regression each)
+      assertThat(st.newPublishers()).isEqualTo(2);
+      assertThat(st.faultsReported()).isEqualTo(5 + st.sequenceRegressions());
       assertThat(st.delivered()).isEqualTo(r.events().size());
     }
   }

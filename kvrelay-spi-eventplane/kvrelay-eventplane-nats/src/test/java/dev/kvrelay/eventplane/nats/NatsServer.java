@@ -27,13 +27,13 @@ final class NatsServer implements AutoCloseable {
 
   private final Path dir;
   private final int port;
-  private final @Nullable String authorization;
+  private final @Nullable String config;
   private @Nullable Process process;
 
-  private NatsServer(Path dir, int port, @Nullable String authorization) {
+  private NatsServer(Path dir, int port, @Nullable String config) {
     this.dir = dir;
     this.port = port;
-    this.authorization = authorization;
+    this.config = config;
   }
 
   /** A running server without authorization. */
@@ -43,8 +43,13 @@ final class NatsServer implements AutoCloseable {
 
   /** A running server whose config file has {@code authorization { <authorization> }}. */
   static NatsServer startWith(Path dir, @Nullable String authorization) throws Exception {
+    return startWithConfig(dir, authorization == null ? null : "authorization {\n" + authorization + "\n}");
+  }
+
+  /** A running server whose config file has {@code config} after its listen address (e.g. operator mode). */
+  static NatsServer startWithConfig(Path dir, @Nullable String config) throws Exception {
     requireBinary();
-    NatsServer s = new NatsServer(dir, freePort(), authorization);
+    NatsServer s = new NatsServer(dir, freePort(), config);
     s.start();
     return s;
   }
@@ -81,10 +86,8 @@ final class NatsServer implements AutoCloseable {
     List<String> lines = new ArrayList<>();
     lines.add("listen: 127.0.0.1:" + port);
     lines.add("max_payload: 1048576");
-    if (authorization != null) {
-      lines.add("authorization {");
-      lines.add(authorization);
-      lines.add("}");
+    if (config != null) {
+      lines.add(config);
     }
     Files.write(conf, lines, StandardCharsets.UTF_8);
     Path log = dir.resolve("nats.log");

@@ -7,6 +7,7 @@ import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.EventScope;
 import dev.kvrelay.spi.eventplane.ChannelLocator;
 import dev.kvrelay.spi.eventplane.EventPlaneException;
+import dev.kvrelay.spi.eventplane.EventPlaneFault;
 import dev.kvrelay.spi.eventplane.EventSubscription;
 import dev.kvrelay.spi.eventplane.EventTopics;
 import java.nio.file.Path;
@@ -20,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * An independent publisher (python3-msgpack envelopes over a raw-protocol NATS socket client) publishes on
  * the upstream subjects (plugins-wire §6); the plane must deliver exactly the values the script's formulas
- * define, with their envelopes, in order, and report no fault.
+ * define, with their envelopes, in order, and report no fault but each publisher's first message
+ * ({@code NewPublisher}).
  */
 class PythonPublisherInteropTest {
   static final EventScope SCOPE = EventScope.endpoint(new DynamoEndpointId("dynamo", "backend", "generate"));
@@ -65,9 +67,12 @@ class PythonPublisherInteropTest {
           assertThat(got.get(i).envelope()).isEqualTo(RawPublisher.envelope(EventTopics.KV_EVENTS, PUBLISHER, i));
           assertThat(got.get(i).event()).as("event %d", i).isEqualTo(RawPublisher.routerEvent(i, WORKER));
         }
-        assertThat(r.faults()).isEmpty();
+        assertThat(r.calls().get(0)).as("reported before its first message")
+            .isEqualTo(new Recording.Fault(new EventPlaneFault.NewPublisher(PUBLISHER, 0)));
+        assertThat(r.faults()).as("nothing else").hasSize(1);
         NatsPlaneStats st = plane.stats();
         assertThat(st.delivered()).isEqualTo(n);
+        assertThat(st.newPublishers()).isEqualTo(1);
         assertThat(st.sequenceGaps() + st.droppedMessages() + st.decodeErrors() + st.disconnects()).isZero();
       }
     }
@@ -83,9 +88,11 @@ class PythonPublisherInteropTest {
           EventTopics.KV_METRICS, 77, 9, 10, n, "");
       r.await(n + " loads", Duration.ofSeconds(30), () -> r.count(c -> c instanceof Recording.Load) >= n);
       List<Recording.Call> calls = r.calls();
-      assertThat(calls).hasSize(n);
+      assertThat(calls).hasSize(n + 1);
+      // the subscription joined after sequences 0..9: a new publisher, not seen from its start
+      assertThat(calls.get(0)).isEqualTo(new Recording.Fault(new EventPlaneFault.NewPublisher(77, 10)));
       for (int i = 0; i < n; i++) {
-        Recording.Load l = (Recording.Load) calls.get(i);
+        Recording.Load l = (Recording.Load) calls.get(i + 1);
         assertThat(l.envelope()).isEqualTo(RawPublisher.envelope(EventTopics.KV_METRICS, 77, 10 + i));
         assertThat(l.load()).isEqualTo(RawPublisher.activeLoad(10 + i, 9));
       }
@@ -101,7 +108,8 @@ class PythonPublisherInteropTest {
       RawPublisher.publish(server, SCOPE.subject(EventTopics.KV_METRICS), EventTopics.KV_METRICS, 1, 1, 0, 20, "");
       RawPublisher.publish(server, SCOPE.subject(EventTopics.KV_EVENTS), EventTopics.KV_EVENTS, 2, 2, 0, 1, "");
       r.awaitEvents(1, Duration.ofSeconds(20));
-      assertThat(r.calls()).as("the kv_metrics messages never reach the kv-events subscription").hasSize(1);
+      assertThat(r.calls()).as("the kv_metrics messages never reach the kv-events subscription")
+          .containsExactly(new Recording.Fault(new EventPlaneFault.NewPublisher(2, 0)), r.events().get(0));
     }
   }
 

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
  * the worker process (it answers from its true state). After each fault the engine's pool stream replica must equal
  * the exact model of the workers' live blocks: a sequence gap (messages never sent), a worker restart with new
  * publisher ids (kill -9, new process, discovery re-advertised), a publisher reconnect (PUB closed, events lost,
- * bound again on the same port). Broker mode ({@code DYN_ZMQ_BROKER_ENABLED}) reads the {@code zmq_broker}
+ * bound again on the same port: exactly one {@code Disconnected} and one {@code Reconnected}, in the plane's
+ * {@link ZmqStats} and in the engine's fault counts). Broker mode ({@code DYN_ZMQ_BROKER_ENABLED}) reads the {@code zmq_broker}
  * EventChannel discovery advertises, through the module's jeromq XSUB/XPUB broker. Convergence times are printed
  * ("E2E ...").
  */
@@ -45,7 +46,7 @@ class ZmqEngineFaultsE2ETest {
 
   @Test
   void directModeConvergesAfterAGapAWorkerRestartAndAPublisherReconnect() throws Exception {
-    try (EventPlane plane = ZmqEventPlane.open(ZmqSettings.direct(2));
+    try (ZmqEventPlane plane = ZmqEventPlane.open(ZmqSettings.direct(2));
         PlaneE2E e2e = new PlaneE2E(plane, true, 2)) {
       PythonWorker[] w = new PythonWorker[3];
       for (int i = 0; i < w.length; i++) {
@@ -72,9 +73,24 @@ class ZmqEngineFaultsE2ETest {
       e2e.awaitExact("zmq direct: worker restart with new publisher ids", traffic(w));
       assertThat(e2e.engine.stats().eventPlaneFaults(EventPlaneFaultKind.NEW_PUBLISHER)).isGreaterThan(newBefore);
 
+      // Earlier steps' link faults (the killed worker's endpoints) are settled: the baseline is stable.
+      ZmqStats linksBefore = plane.stats();
+      long engineDisconnects = e2e.engine.stats().eventPlaneFaults(EventPlaneFaultKind.DISCONNECTED);
+      long engineReconnects = e2e.engine.stats().eventPlaneFaults(EventPlaneFaultKind.RECONNECTED);
       w[2].rebind(0, 4);
+      PeerRecorder.poll(() -> plane.stats().reconnects() > linksBefore.reconnects(), 60,
+          () -> "a Reconnected after the PUB was bound again; " + plane.stats());
       w[2].events(5);
       e2e.awaitExact("zmq direct: publisher reconnect (4 events while down)", traffic(w));
+      ZmqStats links = plane.stats();
+      assertThat(links.disconnects() - linksBefore.disconnects()).as("one PUB gone: exactly one Disconnected")
+          .isEqualTo(1);
+      assertThat(links.reconnects() - linksBefore.reconnects()).as("and back: exactly one Reconnected")
+          .isEqualTo(1);
+      assertThat(e2e.engine.stats().eventPlaneFaults(EventPlaneFaultKind.DISCONNECTED) - engineDisconnects)
+          .as("the engine received the one Disconnected").isEqualTo(1);
+      assertThat(e2e.engine.stats().eventPlaneFaults(EventPlaneFaultKind.RECONNECTED) - engineReconnects)
+          .as("the engine received the one Reconnected").isEqualTo(1);
 
       RelayEngineStats s = e2e.engine.stats();
       System.out.println("E2E zmq direct: plane faults " + s.eventPlaneFaults() + ", recovery " + s.pools().get(0)
