@@ -93,7 +93,8 @@ abstract class PoolCommandBase implements Callable<Integer> {
     }
     List<String> names = new ArrayList<>();
     pools.forEach(d -> names.add(d.servingEndpoint().dottedName()));
-    connection.err().println("kvrelay inspect: no catalog pool " + (endpoint == null ? "at all" : endpoint) + what
+    connection.err().println("kvrelay inspect: no catalog pool"
+        + (endpoint != null ? " " + endpoint : what.isEmpty() ? " at all" : "") + what
         + " (catalog revision " + Long.toUnsignedString(update.revision()) + ": " + names + ")");
     return null;
   }
