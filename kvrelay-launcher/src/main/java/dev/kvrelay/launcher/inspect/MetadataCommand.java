@@ -2,7 +2,7 @@ package dev.kvrelay.launcher.inspect;
 
 import com.google.protobuf.Descriptors.MethodDescriptor;
 import com.google.protobuf.DynamicMessage;
-import io.grpc.Status;
+import io.grpc.Context;
 import io.grpc.StatusRuntimeException;
 import java.io.PrintWriter;
 import java.util.Iterator;
@@ -10,7 +10,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -20,8 +19,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * Not thread-safe: confined to the thread running the command line (a {@code --seconds} timer only cancels the
- * call). The metadata verbs: one relay method called by reflection, as grpcurl does, its answers printed as proto3
+ * Not thread-safe: confined to the thread running the command line (a {@code --seconds} deadline only cancels the
+ * call's gRPC context). The metadata verbs: one relay method called by reflection, as grpcurl does, its answers printed as proto3
  * JSON or a table; one update of a stream, or more with {@code --watch} (until interrupted), {@code --count N} or
  * {@code --seconds N}. The verbs are the nested subclasses, one per method.
  */
@@ -74,20 +73,20 @@ abstract class MetadataCommand implements Callable<Integer> {
 
   private int watch(ReflectedRelay relay, MethodDescriptor m, DynamicMessage request, long limit)
       throws InspectException {
-    AtomicBoolean timeUp = new AtomicBoolean();
     ScheduledExecutorService timer = null;
+    Context.CancellableContext window = null;
+    Context previous = null;
+    if (seconds != null) {
+      // gRPC's cross-thread cancellation: the call started in this context ends when the deadline passes
+      timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "kvrelay-inspect-watch-timer");
+        t.setDaemon(true);
+        return t;
+      });
+      window = Context.current().withDeadlineAfter((long) (seconds * 1e9), TimeUnit.NANOSECONDS, timer);
+      previous = window.attach();
+    }
     try (ReflectedRelay.Streaming s = relay.stream(m, request)) {
-      if (seconds != null) {
-        timer = Executors.newSingleThreadScheduledExecutor(r -> {
-          Thread t = new Thread(r, "kvrelay-inspect-watch-timer");
-          t.setDaemon(true);
-          return t;
-        });
-        timer.schedule(() -> {
-          timeUp.set(true);
-          s.close();
-        }, (long) (seconds * 1e9), TimeUnit.NANOSECONDS);
-      }
       Iterator<DynamicMessage> it = s.messages();
       for (long printed = 0; printed < limit; printed++) {
         DynamicMessage next;
@@ -97,8 +96,8 @@ abstract class MetadataCommand implements Callable<Integer> {
           }
           next = it.next();
         } catch (StatusRuntimeException e) {
-          if (timeUp.get() && e.getStatus().getCode() == Status.Code.CANCELLED) {
-            return InspectCommand.OK;
+          if (window != null && window.isCancelled()) {
+            return InspectCommand.OK; // --seconds passed
           }
           throw InspectException.of(m.getName(), e);
         }
@@ -106,6 +105,10 @@ abstract class MetadataCommand implements Callable<Integer> {
       }
       return InspectCommand.OK;
     } finally {
+      if (window != null) {
+        window.detach(previous);
+        window.cancel(null);
+      }
       if (timer != null) {
         timer.shutdownNow();
       }
