@@ -43,4 +43,29 @@ class MainInspectTest {
     assertThat(r.status()).as("stdout: %s stderr: %s", r.out(), r.err()).isEqualTo(3);
     assertThat(r.err()).contains("UNAVAILABLE");
   }
+
+  @Test
+  void aMaxMsgSzBelowTheClientsMinimumExits2BeforeAnyCall() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort(); // nothing listens: a call would exit 3, the usage error comes first
+    }
+    Run r = run("inspect", "catalog", "--target", "127.0.0.1:" + port, "--max-msg-sz", "4259903");
+    assertThat(r.status()).as("stdout: %s stderr: %s", r.out(), r.err()).isEqualTo(2);
+    assertThat(r.err()).contains("--max-msg-sz 4259903 is below the minimum of 4259904 bytes")
+        .doesNotContain("UNAVAILABLE");
+  }
+
+  @Test
+  void aVerbsHelpListsTheSharedOptionsAndTheWatchBounds() {
+    Run r = run("inspect", "load", "--help");
+    assertThat(r.status()).as("stderr: %s", r.err()).isZero();
+    String help = r.out() + r.err();
+    // one mixin: picocli itself refuses a command declaring an option twice, so each appears in the list
+    for (String option : new String[] {"--target", "--authority", "--max-msg-sz", "--cacert", "--output", "--count",
+        "--seconds", "--watch"}) {
+      assertThat(help).as(option).containsPattern("(?m)^\\s+" + java.util.regex.Pattern.quote(option) + "\\b");
+    }
+    assertThat(help).contains("default 8 MiB = 8388608").contains("at least 4259904");
+  }
 }

@@ -56,14 +56,12 @@ final class ReflectedRelay implements AutoCloseable {
   }
 
   /**
-   * Connects (plaintext h2c, or TLS per {@code credentials}) to {@code target} and resolves the relay service by reflection.
+   * Takes {@code channel} (the caller's options: credentials, inbound limit, authority) and resolves the relay
+   * service by reflection; {@link #close()} shuts the channel down, and so does a failure here.
    *
    * @throws InspectException the reflection call's status, or a schema the relay does not serve
    */
-  static ReflectedRelay connect(String target, io.grpc.ChannelCredentials credentials, int maxMessageBytes)
-      throws InspectException {
-    ManagedChannel channel = io.grpc.Grpc.newChannelBuilder(target, credentials)
-        .maxInboundMessageSize(maxMessageBytes).build();
+  static ReflectedRelay connect(ManagedChannel channel) throws InspectException {
     try {
       return new ReflectedRelay(channel, resolve(channel));
     } catch (InspectException | RuntimeException e) {

@@ -5,29 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kvrelay.engine.RelayEngine;
-import dev.kvrelay.engine.RelayEngineConfig;
-import dev.kvrelay.engine.RelayEngineStats;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.grpc.server.RelayGrpcServer;
 import dev.kvrelay.launcher.SystemTestWorkers;
-import dev.kvrelay.spi.discovery.InMemoryDiscovery;
-import dev.kvrelay.spi.eventplane.InMemoryEventPlane;
-import dev.kvrelay.spi.eventplane.InMemoryRequestPlane;
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.net.InetSocketAddress;
+import dev.kvrelay.launcher.inspect.InspectTestRelay.Run;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code kvrelay inspect} against a real relay (engine, in-memory planes, a simulated worker, the gRPC server):
@@ -36,101 +25,29 @@ import picocli.CommandLine;
 @Timeout(120)
 class InspectCommandTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final long DEADLINE_MS = 30_000;
 
-  private final InMemoryDiscovery discovery = new InMemoryDiscovery();
-  private final InMemoryEventPlane plane = InMemoryEventPlane.create();
-  private final InMemoryRequestPlane requests = new InMemoryRequestPlane();
-  private final AtomicBoolean churning = new AtomicBoolean();
+  private InspectTestRelay relay;
   private RelayEngine engine;
   private RelayGrpcServer server;
-  private SystemTestWorkers.Worker worker;
-  private Thread churn;
-
-  /** Output and exit status of one in-process run. */
-  record Run(int status, String out, String err) {}
 
   @BeforeEach
   void start() throws Exception {
-    RelayEngineConfig config = RelayEngineConfig.builder().dcId("dc-a").watchAll(true).expectedUniqueBlocks(4096)
-        .bind("127.0.0.1:5561").set(dev.kvrelay.engine.RelayConfigKey.MAX_CATALOG_SUBSCRIBERS, 2).build();
-    engine = RelayEngine.builder().config(config).discovery(discovery).eventPlane(plane).requestPlane(requests)
-        .poolThreads(2).build();
-    server = RelayGrpcServer.builder().engine(engine).address(new InetSocketAddress("127.0.0.1", 0)).build();
-    server.start();
-    worker = SystemTestWorkers.start("ns/backend/generate", 7, "llama", discovery, plane, requests);
-    await("pool in catalog", () -> engine.catalog().pools().size() == 1);
-    assertThat(worker.cache(tokens(100, 3))).isEqualTo(3);
-    await("3 blocks resident", () -> resident(engine.stats()) == 3);
+    relay = InspectTestRelay.start(b -> b.set(dev.kvrelay.engine.RelayConfigKey.MAX_CATALOG_SUBSCRIBERS, 2));
+    engine = relay.engine;
+    server = relay.server;
   }
 
   @AfterEach
   void stop() throws Exception {
-    churning.set(false);
-    if (churn != null) {
-      churn.join(10_000);
-    }
-    server.close();
-    engine.close();
-    requests.close();
-    plane.close();
-    discovery.close();
-  }
-
-  static int[] tokens(int first, int blocks) {
-    int[] t = new int[SystemTestWorkers.BLOCK_SIZE * blocks];
-    for (int i = 0; i < t.length; i++) {
-      t[i] = first + i;
-    }
-    return t;
-  }
-
-  /** Keeps the worker caching new blocks (one per 20 ms) so the pool publishes deltas. */
-  private void startChurn() {
-    churning.set(true);
-    churn = new Thread(() -> {
-      int next = 1_000_000;
-      while (churning.get()) {
-        worker.cache(tokens(next, 1));
-        next += SystemTestWorkers.BLOCK_SIZE;
-        try {
-          Thread.sleep(20);
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-    }, "churn");
-    churn.setDaemon(true);
-    churn.start();
+    relay.close();
   }
 
   static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine cl = new CommandLine(new InspectCommand());
-    cl.setOut(new PrintWriter(out, true));
-    cl.setErr(new PrintWriter(err, true));
-    int status = cl.execute(args);
-    return new Run(status, out.toString(), err.toString());
+    return InspectTestRelay.run(args);
   }
 
   private String target() {
-    return "127.0.0.1:" + server.port();
-  }
-
-  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(10);
-    }
-  }
-
-  private static long resident(RelayEngineStats s) {
-    return s.pools().isEmpty() || s.pools().get(0).actor() == null ? -1
-        : s.pools().get(0).actor().producer().residentCount();
+    return relay.target();
   }
 
   @Test
@@ -182,7 +99,7 @@ class InspectCommandTest {
 
   @Test
   void poolValidatesTheRealStreamAndReportsTheFilter() throws Exception {
-    startChurn();
+    relay.startChurn();
     Run r = run("pool", "ns.backend.generate", "--target", target(), "--seconds", "3");
     Files.createDirectories(Path.of("target"));
     Files.writeString(Path.of("target", "inspect-pool-run.txt"), "$ kvrelay inspect pool ns.backend.generate --target "
@@ -209,11 +126,7 @@ class InspectCommandTest {
     assertThat(r.out()).contains("ns.backend.generate").containsPattern("occupiedSlots +3\\b")
         .containsPattern("valid +true");
 
-    int[] cached = tokens(100, 3);
-    StringBuilder csv = new StringBuilder();
-    for (int i = 0; i < cached.length; i++) {
-      csv.append(i == 0 ? "" : ",").append(cached[i]);
-    }
+    String csv = InspectTestRelay.csv(InspectTestRelay.tokens(100, 3));
     Run q = run("query", "--target", target(), "--tokens", csv + "," + csv);
     assertThat(q.status()).as(q.err()).isZero();
     JsonNode a = JSON.readTree(q.out());
@@ -222,7 +135,7 @@ class InspectCommandTest {
     assertThat(a.get("prefixTokens").asLong()).isEqualTo(3L * SystemTestWorkers.BLOCK_SIZE);
 
     Path file = dir.resolve("prompt.txt");
-    Files.writeString(file, "999 " + csv.toString().replace(',', ' '), StandardCharsets.UTF_8);
+    Files.writeString(file, "999 " + csv.replace(',', ' '), StandardCharsets.UTF_8);
     Run miss = run("query", "ns.backend.generate", "--target", target(), "--text-file", file.toString());
     assertThat(miss.status()).as(miss.err()).isZero();
     assertThat(JSON.readTree(miss.out()).get("prefixBlocks").asInt()).as("a different first token").isZero();
@@ -230,7 +143,7 @@ class InspectCommandTest {
 
   @Test
   void aFlippedBitInOneDeltaFailsValidationNamingTheFrame() throws Exception {
-    startChurn();
+    relay.startChurn();
     try (CorruptingRelay bad = new CorruptingRelay(server.port(), CorruptingRelay.Fault.FLIP_BIT)) {
       Run r = run("pool", "--target", "127.0.0.1:" + bad.port(), "--seconds", "20");
       Files.createDirectories(Path.of("target"));
@@ -247,7 +160,7 @@ class InspectCommandTest {
 
   @Test
   void aSkippedSequenceFailsValidationNamingTheFrame() throws Exception {
-    startChurn();
+    relay.startChurn();
     try (CorruptingRelay bad = new CorruptingRelay(server.port(), CorruptingRelay.Fault.SKIP_SEQUENCE)) {
       Run r = run("pool", "--target", "127.0.0.1:" + bad.port(), "--seconds", "20");
       Files.createDirectories(Path.of("target"));

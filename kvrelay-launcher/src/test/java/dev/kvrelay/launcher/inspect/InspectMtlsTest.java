@@ -7,18 +7,11 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kvrelay.engine.RelayEngine;
-import dev.kvrelay.engine.RelayEngineConfig;
-import dev.kvrelay.grpc.server.RelayGrpcServer;
 import dev.kvrelay.grpc.sidecar.NginxSidecar;
 import dev.kvrelay.grpc.sidecar.TestPki;
-import dev.kvrelay.launcher.SystemTestWorkers;
-import dev.kvrelay.spi.discovery.InMemoryDiscovery;
-import dev.kvrelay.spi.eventplane.InMemoryEventPlane;
-import dev.kvrelay.spi.eventplane.InMemoryRequestPlane;
-import java.net.InetSocketAddress;
+import dev.kvrelay.launcher.inspect.InspectTestRelay.Run;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,11 +29,8 @@ class InspectMtlsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir static Path dir;
-  static InMemoryDiscovery discovery;
-  static InMemoryEventPlane plane;
-  static InMemoryRequestPlane requests;
+  static InspectTestRelay relay;
   static RelayEngine engine;
-  static RelayGrpcServer server;
   static TestPki pki;
   static TestPki.Issued client;
   static NginxSidecar nginx;
@@ -53,25 +43,11 @@ class InspectMtlsTest {
       }
       assumeThat(false).as("Debian nginx not installed; test skipped").isTrue();
     }
-    discovery = new InMemoryDiscovery();
-    plane = InMemoryEventPlane.create();
-    requests = new InMemoryRequestPlane();
-    engine = RelayEngine.builder().config(RelayEngineConfig.builder().dcId("dc-a").watchAll(true)
-        .expectedUniqueBlocks(4096).bind("127.0.0.1:5561").build()).discovery(discovery).eventPlane(plane)
-        .requestPlane(requests).poolThreads(2).build();
-    server = RelayGrpcServer.builder().engine(engine).address(new InetSocketAddress("127.0.0.1", 0)).build();
-    server.start();
-    SystemTestWorkers.Worker worker =
-        SystemTestWorkers.start("ns/backend/generate", 7, "llama", discovery, plane, requests);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (engine.catalog().pools().isEmpty()) {
-      assertThat(System.nanoTime()).as("pool in catalog").isLessThan(deadline);
-      Thread.sleep(10);
-    }
-    assertThat(worker.cache(InspectCommandTest.tokens(100, 3))).isEqualTo(3);
+    relay = InspectTestRelay.start();
+    engine = relay.engine;
     pki = TestPki.create(dir, "trusted");
     client = pki.client("inspect");
-    nginx = NginxSidecar.start(dir, server.port(), pki.server("relay"), pki.caCertificate());
+    nginx = NginxSidecar.start(dir, relay.server.port(), pki.server("relay"), pki.caCertificate());
   }
 
   @AfterAll
@@ -79,25 +55,21 @@ class InspectMtlsTest {
     if (nginx != null) {
       nginx.close();
     }
-    if (server != null) {
-      server.close();
-      engine.close();
-      requests.close();
-      plane.close();
-      discovery.close();
+    if (relay != null) {
+      relay.close();
     }
   }
 
   @Test
   void infoAndPoolAnswerThroughTheSidecarWithAClientCertificate() throws Exception {
-    InspectCommandTest.Run info = InspectCommandTest.run("info", "--target", nginx.tlsTarget(), "--cacert",
+    Run info = InspectTestRelay.run("info", "--target", nginx.tlsTarget(), "--cacert",
         pki.caCertificate().toString(), "--cert", client.certificate().toString(), "--key",
         client.privateKey().toString());
     assertThat(info.status()).as(info.err()).isZero();
     assertThat(JSON.readTree(info.out()).get("relay").get("relayIncarnation").asText())
         .isEqualTo(Long.toUnsignedString(engine.identity().relayIncarnation()));
 
-    InspectCommandTest.Run pool = InspectCommandTest.run("pool", "--target", nginx.tlsTarget(), "--seconds", "2",
+    Run pool = InspectTestRelay.run("pool", "--target", nginx.tlsTarget(), "--seconds", "2",
         "--cacert", pki.caCertificate().toString(), "--cert", client.certificate().toString(), "--key",
         client.privateKey().toString());
     assertThat(pool.status()).as(pool.err()).isZero();
@@ -110,13 +82,13 @@ class InspectMtlsTest {
 
   @Test
   void withoutAClientCertificateTheCommandsFailNamingTheStatus() {
-    InspectCommandTest.Run info = InspectCommandTest.run("info", "--target", nginx.tlsTarget(), "--cacert",
+    Run info = InspectTestRelay.run("info", "--target", nginx.tlsTarget(), "--cacert",
         pki.caCertificate().toString());
     assertThat(info.status()).isEqualTo(InspectCommand.CALL_FAILED);
     assertThat(info.err()).contains("UNAUTHENTICATED kv-relay-error-reason=(none)")
         .contains("client certificate missing or not trusted");
 
-    InspectCommandTest.Run pool = InspectCommandTest.run("pool", "--target", nginx.tlsTarget(), "--seconds", "1",
+    Run pool = InspectTestRelay.run("pool", "--target", nginx.tlsTarget(), "--seconds", "1",
         "--cacert", pki.caCertificate().toString());
     assertThat(pool.status()).isEqualTo(InspectCommand.CALL_FAILED);
     assertThat(pool.err()).contains("WatchKvPoolCatalog: UNAUTHENTICATED kv-relay-error-reason=");
@@ -124,9 +96,33 @@ class InspectMtlsTest {
 
   @Test
   void aCertificateWithoutItsKeyIsAUsageError() {
-    InspectCommandTest.Run r = InspectCommandTest.run("info", "--target", nginx.tlsTarget(), "--cert",
+    Run r = InspectTestRelay.run("info", "--target", nginx.tlsTarget(), "--cert",
         client.certificate().toString());
     assertThat(r.status()).isEqualTo(InspectCommand.USAGE);
     assertThat(r.err()).contains("--cert and --key go together");
+  }
+
+  @Test
+  void authorityNamesTheServerTheCertificateIsCheckedAgainst() throws Exception {
+    String port = nginx.tlsTarget().substring(nginx.tlsTarget().lastIndexOf(':') + 1);
+    // The sidecar's certificate names IP:127.0.0.1 and DNS:localhost; the target stays 127.0.0.1.
+    Run named = InspectTestRelay.run("info", "--target", nginx.tlsTarget(), "--authority", "localhost:" + port,
+        "--cacert", pki.caCertificate().toString(), "--cert", client.certificate().toString(), "--key",
+        client.privateKey().toString());
+    assertThat(named.status()).as(named.err()).isZero();
+    assertThat(JSON.readTree(named.out()).get("relay").get("relayIncarnation").asText())
+        .isEqualTo(Long.toUnsignedString(engine.identity().relayIncarnation()));
+
+    Run wrong = InspectTestRelay.run("info", "--target", nginx.tlsTarget(), "--authority", "relay.example:" + port,
+        "--cacert", pki.caCertificate().toString(), "--cert", client.certificate().toString(), "--key",
+        client.privateKey().toString());
+    assertThat(wrong.status()).as(wrong.out()).isEqualTo(InspectCommand.CALL_FAILED);
+    assertThat(wrong.err()).contains("reflection: UNAVAILABLE kv-relay-error-reason=(none)");
+
+    Run pool = InspectTestRelay.run("pool", "--target", nginx.tlsTarget(), "--authority", "relay.example:" + port,
+        "--seconds", "1", "--cacert", pki.caCertificate().toString(), "--cert", client.certificate().toString(),
+        "--key", client.privateKey().toString());
+    assertThat(pool.status()).as(pool.out()).isEqualTo(InspectCommand.CALL_FAILED);
+    assertThat(pool.err()).contains("WatchKvPoolCatalog: UNAVAILABLE");
   }
 }
