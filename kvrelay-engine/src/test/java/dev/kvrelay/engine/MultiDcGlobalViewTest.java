@@ -105,7 +105,9 @@ class MultiDcGlobalViewTest {
             String dc = dcOf(dcs, m);
             int exact = exactDepth(workers.get(dc), workers.get(dc).get(0).sequenceHashes(prompts[p]));
             if (m.depthBlocks() < exact) {
-              problem = "false negative: prompt " + p + " " + dc + " answered " + m.depthBlocks() + " < " + exact;
+              problem = "false negative: prompt " + p + " " + dc + " answered " + m.depthBlocks() + " < " + exact
+                  + " (relay " + dc + ": " + dcs.get(java.util.Arrays.asList(DCS).indexOf(dc)).engine.stats().pools()
+                  + "; consumer: " + consumer.stats() + ")";
               break;
             }
             if (m.depthBlocks() > exact) {

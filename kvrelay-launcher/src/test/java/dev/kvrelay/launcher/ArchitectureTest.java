@@ -59,7 +59,7 @@ class ArchitectureTest {
       // dev.kvrelay.engine.stats: the counters stats() returns
       "stats.ActorState", "stats.HubRegistryStats", "stats.LoadCounters", "stats.PoolActorStats",
       "stats.QueryFailureKind", "stats.RecoveryStats", "stats.StreamStats", "stats.WanStreamStats",
-      "stats.EventPlaneFaultKind", "stats.SubscriberLagStats",
+      "stats.EventPlaneFaultKind", "stats.SubscriberLagStats", "stats.SourceRecoveryStats", "stats.SourceRecoveryState",
       // dev.kvrelay.engine.wan: the WAN message values both sides speak, and their shared validators
       "wan.AdapterReadiness", "wan.CatalogSnapshot", "wan.CatalogUpdate", "wan.CatalogValidation",
       "wan.CatalogValidator", "wan.DataStatus", "wan.DescriptorException", "wan.DescriptorViolation",

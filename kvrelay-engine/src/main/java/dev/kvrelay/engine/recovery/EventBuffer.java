@@ -31,6 +31,15 @@ final class EventBuffer {
     return dropped;
   }
 
+  /** The oldest event, not removed. */
+  RouterEvent peek() {
+    RouterEvent e = ring[head];
+    if (size == 0 || e == null) {
+      throw new IllegalStateException("empty buffer");
+    }
+    return e;
+  }
+
   /** Removes and returns the oldest event. */
   RouterEvent poll() {
     RouterEvent e = ring[head];

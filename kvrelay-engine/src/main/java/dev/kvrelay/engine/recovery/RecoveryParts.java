@@ -3,6 +3,7 @@ package dev.kvrelay.engine.recovery;
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.engine.actor.ActorScheduler;
 import dev.kvrelay.engine.actor.PoolCommand;
+import dev.kvrelay.engine.actor.SubmitResult;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
 import dev.kvrelay.spi.eventplane.RequestPlaneClient;
 import dev.kvrelay.spi.eventplane.RouterEvent;
@@ -42,7 +43,7 @@ final class RecoveryParts {
     this.requests = requests;
     this.permits = permits;
     this.nanoTime = nanoTime;
-    this.task = new RecoveryTask(pool, scheduler, actor, counters, inboxWaitNanos, this::onInbound);
+    this.task = new RecoveryTask(pool, scheduler, actor, counters, inboxWaitNanos, this::onInbound, this::releaseHeld);
     // The jobs only keep this wiring; none calls another before the constructor returned.
     this.lifecycle = new SourceLifecycle(this);
     this.cursor = new CursorRules(this);
@@ -55,12 +56,21 @@ final class RecoveryParts {
     cursor.onInbound(envelope, event);
   }
 
+  private boolean releaseHeld() {
+    return cursor.releaseHeld();
+  }
+
   /** Offers {@code command} to the pool actor; a refusal is counted ({@code submitRejected}) and returns false. */
   boolean submit(PoolCommand command) {
-    if (actor.submit(command).accepted()) {
-      return true;
+    return offer(command).accepted();
+  }
+
+  /** Offers {@code command} to the pool actor and returns its answer; a refusal is counted ({@code submitRejected}). */
+  SubmitResult offer(PoolCommand command) {
+    SubmitResult result = actor.submit(command);
+    if (!result.accepted()) {
+      counters.add(Counter.SUBMIT_REJECTED);
     }
-    counters.add(Counter.SUBMIT_REJECTED);
-    return false;
+    return result;
   }
 }

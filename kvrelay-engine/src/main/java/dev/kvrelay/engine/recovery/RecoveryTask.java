@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +36,8 @@ final class RecoveryTask {
   private final Counters counters;
   private final long inboxWaitNanos;
   private final Inbound inbound;
+  /** Confined to the serial task: re-feeds events held for lack of actor room; false while one must still wait. */
+  private final BooleanSupplier releaseHeld;
   private final LiveInbox inbox = new LiveInbox(INBOX_CAPACITY);
   private final ConcurrentLinkedQueue<Runnable> control = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean scheduled = new AtomicBoolean();
@@ -48,13 +51,24 @@ final class RecoveryTask {
   private volatile boolean closed;
 
   RecoveryTask(KvPoolId pool, ActorScheduler scheduler, PoolCommandSink actor, Counters counters, long inboxWaitNanos,
-      Inbound inbound) {
+      Inbound inbound, BooleanSupplier releaseHeld) {
     this.pool = pool;
     this.scheduler = scheduler;
     this.actor = actor;
     this.counters = counters;
     this.inboxWaitNanos = inboxWaitNanos;
     this.inbound = inbound;
+    this.releaseHeld = releaseHeld;
+  }
+
+  /** What the actor runs once it has room for an event held back: wakes this task. Any thread. */
+  Runnable onRoom() {
+    return onRoom;
+  }
+
+  /** The actor already had room when asked: the next run re-feeds the held events. Serial task. */
+  void signalRoom() {
+    roomSignalled = true;
   }
 
   /** True once {@link #stop()} ran. Any thread. */
@@ -140,6 +154,10 @@ final class RecoveryTask {
           if (c != null) {
             c.run();
             continue;
+          }
+          if (!releaseHeld.getAsBoolean()) {
+            held = true; // events held in a source's buffer go first; the actor wakes this task once it has room
+            break;
           }
           RouterEvent next = inbox.peekEvent();
           if (next == null) {

@@ -1,0 +1,163 @@
+package dev.kvrelay.engine.recovery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kvrelay.ckf.producer.CkfProducer;
+import dev.kvrelay.ckf.producer.MemberId;
+import dev.kvrelay.ckf.producer.StoredBatch;
+import dev.kvrelay.engine.actor.ExecutorActorScheduler;
+import dev.kvrelay.engine.actor.PoolActor;
+import dev.kvrelay.engine.actor.PoolActorConfig;
+import dev.kvrelay.engine.actor.PoolCommand;
+import dev.kvrelay.engine.actor.SubmitResult;
+import dev.kvrelay.engine.stats.PoolActorStats;
+import dev.kvrelay.engine.stats.RecoveryStats;
+import dev.kvrelay.spi.eventplane.EventEnvelope;
+import dev.kvrelay.spi.eventplane.EventTopics;
+import dev.kvrelay.spi.eventplane.KvEventData;
+import dev.kvrelay.spi.eventplane.RecoveryTarget;
+import dev.kvrelay.spi.eventplane.RequestPlaneClient;
+import dev.kvrelay.spi.eventplane.RouterEvent;
+import dev.kvrelay.spi.eventplane.WorkerKvQueryRequest;
+import dev.kvrelay.spi.eventplane.WorkerKvQueryResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Threads and a real pool actor: the buffered events replayed after a recovery exceed the actor's mailbox while its
+ * task is stalled. The refused events are held, in order, and applied once the actor has room; none is lost, the
+ * last one included, and no further recovery query is needed.
+ */
+class PoolRecoveryHeldEventsTest {
+  private static final MemberId M = new MemberId(21, 0);
+  private static final long PUBLISHER = 5;
+
+  @Test
+  @Timeout(60)
+  void aReplayLargerThanTheMailboxIsHeldNotLostAndNeedsNoFurtherQuery() throws Exception {
+    int n = 200;
+    TrueWorker worker = new TrueWorker(M);
+    ScheduledExecutorService actorExec = Executors.newSingleThreadScheduledExecutor();
+    ScheduledExecutorService recoveryExec = Executors.newSingleThreadScheduledExecutor();
+    CountDownLatch stall = new CountDownLatch(1);
+    CountDownLatch queried = new CountDownLatch(1);
+    CompletableFuture<Void> release = new CompletableFuture<>();
+    AtomicInteger queries = new AtomicInteger();
+    try {
+      CkfProducer producer = CkfProducer.create(ActorHarness.config());
+      PoolActorConfig small = new PoolActorConfig(16, 65_536, PoolActorConfig.DEFAULTS.publicationDelayNanos());
+      PoolActor actor = PoolActor.start(producer, small, new ExecutorActorScheduler(actorExec), p -> true, f -> { });
+      PoolCommandSink sink = new PoolCommandSink() {
+        @Override
+        public SubmitResult submit(PoolCommand command) {
+          return actor.submit(command);
+        }
+
+        @Override
+        public boolean roomFor(RouterEvent event, Runnable onRoom) {
+          return actor.roomFor(event, onRoom);
+        }
+      };
+      // The worker answers from its state when asked (after its first event), but the answer travels until every
+      // later event was delivered, so all of them are buffered and replayed at once.
+      RequestPlaneClient requests = new RequestPlaneClient() {
+        @Override
+        public CompletionStage<WorkerKvQueryResponse> query(
+            RecoveryTarget target, WorkerKvQueryRequest request, Duration timeout) {
+          queries.incrementAndGet();
+          WorkerKvQueryResponse answer;
+          synchronized (worker) {
+            answer = worker.answer(request);
+          }
+          queried.countDown();
+          return release.thenApply(v -> answer);
+        }
+
+        @Override
+        public void close() {}
+      };
+      PoolRecovery recovery = new PoolRecovery(RecoveryFixture.POOL, RecoverySettings.DEFAULTS, sink, requests,
+          new Semaphore(16), new ExecutorActorScheduler(recoveryExec), System::nanoTime, TimeUnit.SECONDS.toNanos(30));
+      recovery.updateSources(List.of(RecoveryFixture.recoverable(M, PUBLISHER)));
+      List<RouterEvent> events = new ArrayList<>();
+      EventEnvelope envelope = new EventEnvelope(PUBLISHER, 0, 0, EventTopics.KV_EVENTS);
+      for (int i = 1; i <= n; i++) {
+        RouterEvent e;
+        synchronized (worker) {
+          e = worker.storeRoot(0x5000L + i);
+        }
+        events.add(e);
+        recovery.onLiveEvent(envelope, e);
+        if (i == 1) {
+          assertThat(queried.await(30, TimeUnit.SECONDS)).as("the first event starts a recovery").isTrue();
+        }
+      }
+      await(() -> recovery.stats().buffered() >= n - 1, "the later events are buffered behind the recovery");
+      actorExec.execute(() -> {
+        try {
+          stall.await(); // the deliberate stall: the actor's task cannot run until released
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      release.complete(null);
+      await(() -> recovery.stats().submitRejected() > 0, "the replay meets a full mailbox");
+      stall.countDown();
+      await(() -> applied(actor) == n - 1, "every replayed event applied");
+
+      RecoveryStats r = recovery.stats();
+      assertThat(queries.get()).as("no gap recovery after the replay").isEqualTo(1);
+      assertThat(r.gaps()).isZero();
+      assertThat(r.discarded()).isZero();
+      assertThat(r.bufferOverflows()).isZero();
+
+      CkfProducer model = CkfProducer.create(ActorHarness.config());
+      StoredBatch b = new StoredBatch();
+      for (RouterEvent e : events) {
+        KvEventData.Stored st = (KvEventData.Stored) e.data();
+        b.reset(M.workerId(), M.dpRank());
+        b.addBlock(st.blocks().get(0).blockHash(), st.blocks().get(0).tokensHash());
+        assertThat(model.stored(b).isOk()).isTrue();
+      }
+      CompletableFuture<long[]> words = new CompletableFuture<>();
+      assertThat(actor.submit(new PoolCommand.CopyWords(words)).accepted()).isTrue();
+      assertThat(words.get(10, TimeUnit.SECONDS)).as("the table holds every event, the last one included")
+          .isEqualTo(model.copyWords());
+      recovery.close();
+    } finally {
+      stall.countDown();
+      release.complete(null);
+      actorExec.shutdownNow();
+      recoveryExec.shutdownNow();
+    }
+  }
+
+  /** Events the actor applied, or -1 while its mailbox is too full to take the Stats command. */
+  private static long applied(PoolActor actor) {
+    CompletableFuture<PoolActorStats> reply = new CompletableFuture<>();
+    if (!actor.submit(new PoolCommand.Stats(reply)).accepted()) {
+      return -1;
+    }
+    return reply.orTimeout(10, TimeUnit.SECONDS).join().appliedEvents();
+  }
+
+  private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as(what).isLessThan(deadline);
+      Thread.sleep(1);
+    }
+  }
+}
