@@ -359,13 +359,14 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
       pools.add(new PoolStats(r.descriptor, actor, r.recovery.stats(), entry.getValue()));
     }
     HubRegistryStats hubStats = hubs.stats();
+    HostCounters c = host.counters();
     return new RelayEngineStats(identity, catalog.revision(), readinessWatch.current().revision(), pools,
-        hubStats, host.reconciles.sum(), host.poolStarts.sum(), host.poolStartFailures.sum(),
-        host.gracefulRetirements.sum(), host.fencedRetirements.sum(), host.sourceFaults.sum(),
-        host.rejectedSources.sum(), host.hubFaults.sum(), host.discoveryErrors.sum(), host.discoveryDecodeErrors.sum(),
-        host.eventDecodeErrors.sum(), host.loadObservations.sum(), host.loadRejected.sum(),
-        host.unexpectedMessages.sum(), host.channelErrors.sum(), host.faultQueueOverflows.sum(),
-        host.loadPublishErrors.sum(), streamStats(hubStats), host.planeFaultCounts());
+        hubStats, c.reconciles.sum(), c.poolStarts.sum(), c.poolStartFailures.sum(),
+        c.gracefulRetirements.sum(), c.fencedRetirements.sum(), c.sourceFaults.sum(),
+        c.rejectedSources.sum(), c.hubFaults.sum(), c.discoveryErrors.sum(), c.discoveryDecodeErrors.sum(),
+        c.eventDecodeErrors.sum(), c.loadObservations.sum(), c.loadRejected.sum(),
+        c.unexpectedMessages.sum(), c.channelErrors.sum(), c.faultQueueOverflows.sum(),
+        c.loadPublishErrors.sum(), streamStats(hubStats), c.planeFaultCounts());
   }
 
   /** The per-stream-type gauges and counters (wan-grpc §8); the pool stream's lag comes from the hubs. */
