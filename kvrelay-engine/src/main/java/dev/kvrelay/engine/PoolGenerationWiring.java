@@ -5,6 +5,7 @@ import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
+import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.ckf.CkfConfigException;
 import dev.kvrelay.ckf.producer.BarrierSnapshot;
 import dev.kvrelay.ckf.producer.CkfProducer;
@@ -25,6 +26,7 @@ import dev.kvrelay.spi.eventplane.EventPlaneException;
 import dev.kvrelay.spi.eventplane.EventTopics;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,8 +35,11 @@ import org.jspecify.annotations.Nullable;
  * its two event-plane subscriptions.
  */
 final class PoolGenerationWiring {
-  private final RelayEngine engine;
   private final RelayEngineConfig config;
+  private final RelayIdentity identity;
+  private final LongSupplier nanoTime;
+  private final ControlTask control;
+  private final PoolParts parts;
   private final HostCounters counters;
   private final EventPlaneListeners listeners;
   private final PoolLoadSettings loadSettings = PoolLoadSettings.DEFAULT;
@@ -49,9 +54,12 @@ final class PoolGenerationWiring {
     }
   }
 
-  PoolGenerationWiring(RelayEngine engine, HostCounters counters, EventPlaneListeners listeners) {
-    this.engine = engine;
-    this.config = engine.config();
+  PoolGenerationWiring(HostServices services, HostCounters counters, EventPlaneListeners listeners) {
+    this.config = services.config();
+    this.identity = services.identity();
+    this.nanoTime = services.nanoTime();
+    this.control = services.control();
+    this.parts = services.pools();
     this.counters = counters;
     this.listeners = listeners;
   }
@@ -72,7 +80,7 @@ final class PoolGenerationWiring {
     long generation = nextLayoutGeneration++;
     KvPoolId poolId = new KvPoolId(binding.domain().id(), config.dcId());
     ProducerIdentity producer =
-        new ProducerIdentity(poolId, engine.identity().relayIncarnation(), generation, config.ckfFormat());
+        new ProducerIdentity(poolId, identity.relayIncarnation(), generation, config.ckfFormat());
     KvPoolDescriptor descriptor;
     CkfProducer ckf;
     try {
@@ -83,20 +91,20 @@ final class PoolGenerationWiring {
       throw new StartFailure(e.getMessage());
     }
     GenerationLink link = new GenerationLink(onSourceFaults);
-    HubSlot hub = engine.hubs().attach(poolId, producer, config.ckfFormat(), link);
-    PoolActor actor = PoolActor.start(ckf, engine.actorConfig(), engine.actorScheduler(), hub, link);
+    HubSlot hub = parts.hubs().attach(poolId, producer, config.ckfFormat(), link);
+    PoolActor actor = PoolActor.start(ckf, parts.actorConfig(), parts.actorScheduler(), hub, link);
     link.actor = actor;
-    PoolRecovery recovery = new PoolRecovery(poolId, engine.recoverySettings(), PoolRuntime.sink(actor),
-        engine.requestPlane(), engine.recoveryPermits(), engine.actorScheduler(), engine::nanoTime);
+    PoolRecovery recovery = new PoolRecovery(poolId, parts.recoverySettings(), PoolRuntime.sink(actor),
+        parts.requestPlane(), parts.recoveryPermits(), parts.actorScheduler(), nanoTime);
     PoolLoadAggregator load = new PoolLoadAggregator(loadSettings);
     PoolRuntime runtime = new PoolRuntime(slotIncarnation, binding, descriptor, actor, recovery, hub, load);
     link.runtime = runtime;
     runtime.runtimeConfigs = m.runtimeConfigs();
     load.refresh(m.runtimeConfigs());
     try {
-      runtime.kvEvents = engine.eventPlane().subscribe(runtime.kvEventsScope(), EventTopics.KV_EVENTS,
+      runtime.kvEvents = parts.eventPlane().subscribe(runtime.kvEventsScope(), EventTopics.KV_EVENTS,
           listeners.kvEvents(runtime));
-      runtime.kvMetrics = engine.eventPlane().subscribe(
+      runtime.kvMetrics = parts.eventPlane().subscribe(
           new EventScope.Endpoint(m.endpoint()), EventTopics.KV_METRICS, listeners.kvMetrics(runtime));
     } catch (EventPlaneException e) {
       hub.retire();
@@ -147,7 +155,7 @@ final class PoolGenerationWiring {
       counters.sourceFaults.increment();
       PoolRuntime r = runtime;
       if (r != null && r.faults.offer(fault)) {
-        engine.control(() -> onSourceFaults.accept(r));
+        control.execute(() -> onSourceFaults.accept(r));
       }
     }
   }

@@ -18,12 +18,8 @@ import dev.kvrelay.engine.membership.MembershipView;
 import dev.kvrelay.engine.topology.EndpointTopology;
 import dev.kvrelay.engine.topology.PoolLink;
 import dev.kvrelay.engine.topology.TopologyPublisher;
-import dev.kvrelay.engine.wan.CatalogSnapshot;
-import dev.kvrelay.engine.wan.CatalogUpdate;
 import dev.kvrelay.engine.wan.DescriptorException;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
-import dev.kvrelay.engine.wan.ServingLoadUpdate;
 import dev.kvrelay.engine.wan.TopologySnapshot;
 import dev.kvrelay.spi.discovery.DiscoveryDecodeException;
 import dev.kvrelay.spi.discovery.DiscoveryException;
@@ -41,16 +37,19 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Confined to the engine's control task: every method runs on the single control thread. It holds what
- * discovery says, projects memberships, runs one slot per serving endpoint (producer.md §2.6) that starts,
- * updates and retires pool generations (§2.7), and publishes the catalog and the readiness topology. Its
- * collaborators do the rest: {@link PoolGenerationWiring} builds a generation, {@link EventChannelSync} connects its
- * subscriptions, {@link EventPlaneListeners} feeds it, {@link LoadRouting} publishes the load windows.
+ * Confined to the engine's control task: every method runs on the single control thread (except {@link
+ * #startLoadTicker()}, once, at engine start). It applies what discovery says ({@link DiscoveredRecords}), projects
+ * memberships, runs one slot per serving endpoint (producer.md §2.6) that starts, updates and retires pool
+ * generations (§2.7), and publishes the catalog and the readiness topology into its {@link Publication}. It is given
+ * {@link HostServices}, not the engine; its collaborators do the rest: {@link PoolGenerationWiring} builds a
+ * generation, {@link EventChannelSync} connects its subscriptions, {@link EventPlaneListeners} feeds it, {@link
+ * LoadRouting} builds the load windows.
  */
 final class RelayHost {
   /** The host's logger; its collaborators log through it too, so the log category is the same as before the split. */
@@ -60,7 +59,8 @@ final class RelayHost {
   static final long RETRY_INITIAL_MS = 100;
   static final long RETRY_MAX_MS = 5_000;
 
-  private final RelayEngine engine;
+  private final ControlTask control;
+  private final LongSupplier nanoTime;
   private final DiscoveredRecords discovered = new DiscoveredRecords();
   private final MembershipProjector projector;
   private final TreeMap<DynamoEndpointId, Slot> slots = new TreeMap<>();
@@ -68,6 +68,7 @@ final class RelayHost {
   private final TopologyPublisher topology = new TopologyPublisher();
   private final HostCounters counters = new HostCounters();
   private final LoadRouting load;
+  private final Publication publication;
   private final EventChannelSync channels;
   private final PoolGenerationWiring wiring;
   private long nextSlotIncarnation = 1;
@@ -75,7 +76,10 @@ final class RelayHost {
   private long lastPublishedTopologyRevision = -1;
   private boolean stopped;
 
-  /** Confined to the control task: one serving endpoint's slot, its incarnation (claims topology availability) and its pool. */
+  /**
+   * Confined to the control task: one serving endpoint's slot, its incarnation (claims topology availability) and
+   * its pool.
+   */
   private static final class Slot {
     final long incarnation;
     @Nullable PoolRuntime runtime;
@@ -91,14 +95,24 @@ final class RelayHost {
     }
   }
 
-  RelayHost(RelayEngine engine, long nowMs) throws LoadWindowException {
-    this.engine = engine;
-    RelayEngineConfig config = engine.config();
+  /**
+   * A host with an empty catalog and topology and the startup load windows (sequence 0) as of now, and the
+   * publication outlets showing them.
+   *
+   * @throws LoadWindowException if the startup load windows cannot be built
+   */
+  RelayHost(HostServices services) throws LoadWindowException {
+    RelayEngineConfig config = services.config();
+    this.control = services.control();
+    this.nanoTime = services.nanoTime();
     this.projector = new MembershipProjector(config.dcId(), config.scope());
-    this.catalog = new PoolCatalog(engine.identity());
-    this.load = new LoadRouting(engine, counters, config.value(RelayConfigKey.LOAD_WINDOW_MS), nowMs);
-    this.channels = new EventChannelSync(engine.eventPlane(), counters);
-    this.wiring = new PoolGenerationWiring(engine, counters, new EventPlaneListeners(counters, engine::control, load));
+    this.catalog = new PoolCatalog(services.identity());
+    this.load = new LoadRouting(counters, control, services.epochMillis(), config.value(RelayConfigKey.LOAD_WINDOW_MS),
+        services.epochMillis().getAsLong());
+    this.publication = new Publication(catalog.snapshot(), topology.snapshot(), load.initialLoadWindow(),
+        load.initialServingLoadWindow(), config.loadFanoutCapacity(), services.loadPublisher());
+    this.channels = new EventChannelSync(services.pools().eventPlane(), counters);
+    this.wiring = new PoolGenerationWiring(services, counters, new EventPlaneListeners(counters, control, load));
   }
 
   /** The host's counters (engine stats). */
@@ -106,20 +120,14 @@ final class RelayHost {
     return counters;
   }
 
-  ServingLoadUpdate initialServingLoadWindow() {
-    return load.initialServingLoadWindow();
+  /** Where the host publishes the catalog, readiness and load windows (thread-safe; subscribers read it). */
+  Publication publication() {
+    return publication;
   }
 
-  KvPoolLoadUpdate initialLoadWindow() {
-    return load.initialLoadWindow();
-  }
-
-  CatalogSnapshot catalogSnapshot() {
-    return catalog.snapshot();
-  }
-
-  TopologySnapshot topologySnapshot() {
-    return topology.snapshot();
+  /** Starts the load ticker (called once, by the thread that starts the engine). */
+  void startLoadTicker() {
+    load.startTicker(this::tickLoad);
   }
 
   int activePools() {
@@ -255,7 +263,7 @@ final class RelayHost {
       slot.backingOff = false;
       slot.failedBinding = null;
     }
-    if (runtime == null && desired != null && (!slot.backingOff || engine.nanoTime() - slot.retryAtNanos >= 0)) {
+    if (runtime == null && desired != null && (!slot.backingOff || nanoTime.getAsLong() - slot.retryAtNanos >= 0)) {
       start(slot, m, desired, sourceView);
     }
   }
@@ -306,7 +314,7 @@ final class RelayHost {
   private void startFailed(Slot slot, MaterializationDecision.Materialize binding, @Nullable String why) {
     counters.poolStartFailures.increment();
     slot.retryDelayMs = slot.retryDelayMs == 0 ? RETRY_INITIAL_MS : Math.min(RETRY_MAX_MS, slot.retryDelayMs * 2);
-    slot.retryAtNanos = engine.nanoTime() + TimeUnit.MILLISECONDS.toNanos(slot.retryDelayMs);
+    slot.retryAtNanos = nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(slot.retryDelayMs);
     slot.backingOff = true;
     boolean first = slot.failedBinding == null;
     slot.failedBinding = binding;
@@ -315,7 +323,7 @@ final class RelayHost {
     } else {
       LOG.debug("pool start failed ({}); retrying in {} ms", why, slot.retryDelayMs);
     }
-    engine.controlAfter(slot.retryDelayMs, this::reconcile);
+    control.after(slot.retryDelayMs, this::reconcile);
   }
 
   /**
@@ -398,11 +406,11 @@ final class RelayHost {
   // ------------------------------------------------------------------ load
 
   /** The load ticker (every LOAD_WINDOW_MS): the next windows of every active generation, until the host stops. */
-  void tickLoad() {
+  private void tickLoad() {
     if (stopped) {
       return;
     }
-    load.tick(runtimes());
+    load.tick(runtimes(), publication.loadPublisher());
   }
 
   // ------------------------------------------------------------------ publication
@@ -410,13 +418,12 @@ final class RelayHost {
   private void publish() {
     if (catalog.revision() != lastPublishedCatalogRevision) {
       lastPublishedCatalogRevision = catalog.revision();
-      CatalogSnapshot s = catalog.snapshot();
-      engine.publishCatalog(s, CatalogUpdate.ofDescriptors(s.identity(), s.revision(), s.pools()));
+      publication.publishCatalog(catalog.snapshot());
     }
     TopologySnapshot t = topology.snapshot();
     if (t.revision() != lastPublishedTopologyRevision) {
       lastPublishedTopologyRevision = t.revision();
-      engine.publishReadiness(t);
+      publication.publishReadiness(t);
     }
   }
 
