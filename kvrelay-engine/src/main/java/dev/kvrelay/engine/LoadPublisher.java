@@ -5,7 +5,7 @@ import dev.kvrelay.engine.wan.ServingLoadUpdate;
 import java.util.function.UnaryOperator;
 
 /**
- * Confined to the engine's control task: where the load ticker ({@link RelayHost#tickLoad()}) hands each new
+ * Confined to the engine's control task: where the load ticker ({@link LoadRouting#tick}) hands each new
  * pool-load and serving-load window. The engine's own publisher puts them into its two window broadcasts.
  *
  * <p>Test seam: {@link RelayEngine.Builder#loadPublisher(UnaryOperator)} (package-private) may wrap the engine's

@@ -14,45 +14,30 @@ import dev.kvrelay.engine.hub.HubRegistry;
 import dev.kvrelay.engine.hub.HubSettings;
 import dev.kvrelay.engine.load.LoadWindowException;
 import dev.kvrelay.engine.recovery.RecoverySettings;
-import dev.kvrelay.engine.stats.LoadCounters;
-import dev.kvrelay.engine.stats.HubRegistryStats;
-import dev.kvrelay.engine.stats.PoolActorStats;
-import dev.kvrelay.engine.stats.StreamStats;
-import dev.kvrelay.engine.stats.WanStreamStats;
 import dev.kvrelay.engine.stream.AdmissionPermit;
 import dev.kvrelay.engine.stream.RelayAdmission;
 import dev.kvrelay.engine.stream.SnapshotWatch;
 import dev.kvrelay.engine.stream.StreamHeartbeats;
-import dev.kvrelay.engine.stream.WindowBroadcast;
-import dev.kvrelay.engine.stream.WindowBroadcastStats;
 import dev.kvrelay.engine.wan.CatalogSnapshot;
 import dev.kvrelay.engine.wan.CatalogUpdate;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
-import dev.kvrelay.engine.wan.KvPoolLoadEntry;
 import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
 import dev.kvrelay.engine.wan.PoolFrame;
 import dev.kvrelay.engine.wan.RelayStream;
 import dev.kvrelay.engine.wan.TopologySnapshot;
 import dev.kvrelay.spi.discovery.DiscoveryBackend;
 import dev.kvrelay.spi.discovery.DiscoveryException;
-import dev.kvrelay.spi.discovery.DiscoveryKey;
-import dev.kvrelay.spi.discovery.DiscoveryListener;
-import dev.kvrelay.spi.discovery.DiscoveryRecord;
 import dev.kvrelay.spi.discovery.DiscoveryWatch;
-import dev.kvrelay.spi.discovery.ModelKey;
 import dev.kvrelay.spi.eventplane.EventPlane;
 import dev.kvrelay.spi.eventplane.RequestPlaneClient;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
@@ -101,72 +86,58 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
   private final RelayEngineConfig config;
   private final RelayIdentity identity;
   private final DiscoveryBackend discovery;
-  private final EventPlane eventPlane;
-  private final @Nullable RequestPlaneClient requestPlane;
   private final LongSupplier nanoTime;
-  private final LongSupplier epochMillis;
-  private final ScheduledExecutorService controlExecutor;
+  private final ControlTask control;
   private final ScheduledExecutorService poolExecutor;
   private final ActorScheduler actorScheduler;
-  private final PoolActorConfig actorConfig;
-  private final RecoverySettings recoverySettings;
-  private final Semaphore recoveryPermits = new Semaphore(RECOVERY_QUERY_CONCURRENCY);
   private final HubRegistry hubs;
   private final RelayAdmission admission;
   private final RelayHost host;
-  private final SnapshotWatch<CatalogUpdate> catalogWatch;
-  private final SnapshotWatch<TopologySnapshot> readinessWatch;
-  private final WindowBroadcast<KvPoolLoadUpdate> loadBroadcast;
-  private final WindowBroadcast<dev.kvrelay.engine.wan.ServingLoadUpdate> servingLoadBroadcast;
-  private final LoadPublisher loadPublisher;
-  private volatile @Nullable ScheduledFuture<?> loadTicker;
-  private volatile CatalogSnapshot catalog;
-  private final CompletableFuture<Void> terminated = new CompletableFuture<>();
-  private volatile boolean closed;
+  private final Publication publication;
+  private final EngineQueries queries;
   private @Nullable DiscoveryWatch watch;
   private final java.nio.file.@Nullable Path sourcesFile;
   private final @Nullable String sourcesConnectionRevision;
   private volatile @Nullable SourcesScope sources;
 
-  private RelayEngine(Builder b) throws RelayEngineException {
-    this.config = Objects.requireNonNull(b.config);
-    this.discovery = Objects.requireNonNull(b.discovery);
-    this.eventPlane = Objects.requireNonNull(b.eventPlane);
-    this.requestPlane = b.requestPlane;
-    this.sourcesFile = b.sourcesFile;
-    this.sourcesConnectionRevision = b.sourcesConnectionRevision;
+  private RelayEngine(EngineSpec spec) throws RelayEngineException {
+    this.config = Objects.requireNonNull(spec.config);
+    this.discovery = Objects.requireNonNull(spec.discovery);
+    EventPlane eventPlane = Objects.requireNonNull(spec.eventPlane);
+    this.sourcesFile = spec.sourcesFile;
+    this.sourcesConnectionRevision = spec.sourcesConnectionRevision;
     this.nanoTime = System::nanoTime;
-    this.epochMillis = System::currentTimeMillis;
+    LongSupplier epochMillis = System::currentTimeMillis;
     long drt = config.drtInstanceId().isPresent() ? config.drtInstanceId().getAsLong() : ProcessInstance.ID;
-    long incarnation = b.relayIncarnation != null ? b.relayIncarnation : RelayIdentity.newRelayIncarnation(b.random);
+    long incarnation =
+        spec.relayIncarnation != null ? spec.relayIncarnation : RelayIdentity.newRelayIncarnation(spec.random);
     this.identity = new RelayIdentity(drt, incarnation);
-    this.controlExecutor = Executors.newSingleThreadScheduledExecutor(daemon("kvrelay-control"));
-    ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(b.poolThreads, daemon("kvrelay-pool"));
+    this.control = new ControlTask();
+    ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(spec.poolThreads, daemon("kvrelay-pool"));
     pool.setRemoveOnCancelPolicy(true);
     this.poolExecutor = pool;
     this.actorScheduler = new ExecutorActorScheduler(poolExecutor);
-    this.actorConfig = new PoolActorConfig(PoolActorConfig.DEFAULT_MAILBOX_CAPACITY,
+    PoolActorConfig actorConfig = new PoolActorConfig(PoolActorConfig.DEFAULT_MAILBOX_CAPACITY,
         PoolActorConfig.DEFAULT_PENDING_BLOCK_PERMITS, TimeUnit.MILLISECONDS.toNanos(config.publicationDelayMs()));
-    this.recoverySettings = RecoverySettings.from(config);
+    RecoverySettings recoverySettings = RecoverySettings.from(config);
     this.admission = RelayAdmission.from(config);
+    // The hubs report faults to the host, which is built from them: the callback reads the host when a fault comes,
+    // and a fault needs an attached pool generation, which only the running host attaches.
     this.hubs = new HubRegistry(HubSettings.from(config), identity, actorScheduler, nanoTime,
         () -> TimeUnit.MILLISECONDS.toMicros(epochMillis.getAsLong()),
-        (pool2, producer, reason, message) -> control(() -> host().onHubFault(pool2, producer, reason, message)));
+        (pool2, producer, reason, message) ->
+            control.execute(() -> host().onHubFault(pool2, producer, reason, message)));
+    PoolParts parts = new PoolParts(hubs, actorConfig, actorScheduler, recoverySettings, spec.requestPlane,
+        new Semaphore(RECOVERY_QUERY_CONCURRENCY), eventPlane);
     try {
-      this.host = new RelayHost(this, epochMillis.getAsLong());
+      this.host = new RelayHost(
+          new HostServices(config, identity, nanoTime, epochMillis, control, parts, spec.loadPublisher));
     } catch (LoadWindowException e) {
       shutdownExecutors();
       throw new RelayEngineException("load windows could not start: " + e.getMessage(), e);
     }
-    this.catalog = host.catalogSnapshot();
-    this.catalogWatch = new SnapshotWatch<>(CatalogUpdate.ofDescriptors(identity, catalog.revision(), catalog.pools()));
-    this.readinessWatch = new SnapshotWatch<>(host.topologySnapshot());
-    this.loadBroadcast = new WindowBroadcast<>(config.loadFanoutCapacity(), host.initialLoadWindow(),
-        KvPoolLoadUpdate::windowSequence);
-    this.servingLoadBroadcast = new WindowBroadcast<>(config.loadFanoutCapacity(), host.initialServingLoadWindow(),
-        dev.kvrelay.engine.wan.ServingLoadUpdate::windowSequence);
-    this.loadPublisher = Objects.requireNonNull(b.loadPublisher.apply(new BroadcastLoadPublisher()),
-        "load publisher wrapper returned null");
+    this.publication = host.publication();
+    this.queries = new EngineQueries(identity, control, host, hubs, publication, admission);
   }
 
   private RelayHost host() {
@@ -174,14 +145,13 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
   }
 
   private void start() throws RelayEngineException {
-    long windowMs = config.value(RelayConfigKey.LOAD_WINDOW_MS);
-    loadTicker = controlExecutor.scheduleAtFixedRate(
-        () -> guarded(host::tickLoad), windowMs, windowMs, TimeUnit.MILLISECONDS);
+    host.startLoadTicker();
     if (sourcesFile != null) {
       // file mode (producer.md §8.2): the scope comes from the polled sources file, not from config.scope()
       try {
-        sources = SourcesScope.start(discovery, sourcesFile, sourcesConnectionRevision, Forwarder::new,
-            () -> control(() -> host.onResync(List.of())));
+        sources = SourcesScope.start(discovery, sourcesFile, sourcesConnectionRevision,
+            first -> new DiscoveryForwarder(control, host, first),
+            () -> control.execute(() -> host.onResync(List.of())));
       } catch (RelayEngineException e) {
         close();
         throw e;
@@ -189,7 +159,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
       return;
     }
     try {
-      watch = discovery.watch(config.scope(), new Forwarder(true));
+      watch = discovery.watch(config.scope(), new DiscoveryForwarder(control, host, true));
     } catch (DiscoveryException e) {
       close();
       throw new RelayEngineException("discovery watch failed: " + e.getMessage(), e);
@@ -224,12 +194,12 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
 
   /** The current catalog: only active pool generations, in pool-id order. */
   public CatalogSnapshot catalog() {
-    return catalog;
+    return publication.catalog();
   }
 
   /** The current readiness topology. */
   public TopologySnapshot readiness() {
-    return readinessWatch.current();
+    return publication.readinessWatch.current();
   }
 
   /**
@@ -245,6 +215,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
     SubscriberId.check(subscriberId);
     requireOpen();
     AdmissionPermit permit = admission.catalog().acquire();
+    SnapshotWatch<CatalogUpdate> catalogWatch = publication.catalogWatch;
     RelayStream<CatalogUpdate> s = catalogWatch.subscribe(permit);
     return StreamHeartbeats.every(s, catalogWatch::current, config.value(RelayConfigKey.CATALOG_HEARTBEAT_INTERVAL_MS),
         actorScheduler, nanoTime);
@@ -261,6 +232,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
     SubscriberId.check(subscriberId);
     requireOpen();
     AdmissionPermit permit = admission.readiness().acquire();
+    SnapshotWatch<TopologySnapshot> readinessWatch = publication.readinessWatch;
     RelayStream<TopologySnapshot> s = readinessWatch.subscribe(permit);
     return StreamHeartbeats.every(s, readinessWatch::current,
         config.value(RelayConfigKey.READINESS_HEARTBEAT_INTERVAL_MS), actorScheduler, nanoTime);
@@ -277,7 +249,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
     SubscriberId.check(subscriberId);
     requireOpen();
     AdmissionPermit permit = admission.load().acquire();
-    return loadBroadcast.subscribe(permit);
+    return publication.loadBroadcast.subscribe(permit);
   }
 
   /**
@@ -292,7 +264,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
     SubscriberId.check(subscriberId);
     requireOpen();
     AdmissionPermit permit = admission.servingLoad().acquire();
-    return servingLoadBroadcast.subscribe(permit);
+    return publication.servingLoadBroadcast.subscribe(permit);
   }
 
   /**
@@ -316,7 +288,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
             + expected.poolId() + ", not " + pool);
       }
       permit = admission.poolStreams().acquire();
-      KvPoolDescriptor listed = catalog.find(pool).orElseThrow(
+      KvPoolDescriptor listed = publication.catalog().find(pool).orElseThrow(
           () -> new RelayException(RelayErrorReason.POOL_NOT_FOUND, "pool " + pool + " is not in the catalog"));
       if (!listed.producer().equals(expected)) {
         throw new RelayException(RelayErrorReason.PRODUCER_CHANGED,
@@ -341,50 +313,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
 
   /** Counters of every part of the engine (a consistent read of each part, not of the whole). */
   public RelayEngineStats stats() {
-    List<PoolStats> pools = new ArrayList<>();
-    // The load aggregators are confined to the control thread: their counters are read there, with the list.
-    List<Map.Entry<PoolRuntime, LoadCounters>> runtimes;
-    try {
-      runtimes = controlExecutor.submit(() -> host.runtimes().stream()
-          .map(r -> Map.entry(r, r.load.counters())).toList()).get(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      runtimes = List.of();
-    } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
-      runtimes = List.of();
-    }
-    for (Map.Entry<PoolRuntime, LoadCounters> entry : runtimes) {
-      PoolRuntime r = entry.getKey();
-      PoolActorStats actor = r.actorStats(5_000);
-      pools.add(new PoolStats(r.descriptor, actor, r.recovery.stats(), entry.getValue()));
-    }
-    HubRegistryStats hubStats = hubs.stats();
-    return new RelayEngineStats(identity, catalog.revision(), readinessWatch.current().revision(), pools,
-        hubStats, host.reconciles.sum(), host.poolStarts.sum(), host.poolStartFailures.sum(),
-        host.gracefulRetirements.sum(), host.fencedRetirements.sum(), host.sourceFaults.sum(),
-        host.rejectedSources.sum(), host.hubFaults.sum(), host.discoveryErrors.sum(), host.discoveryDecodeErrors.sum(),
-        host.eventDecodeErrors.sum(), host.loadObservations.sum(), host.loadRejected.sum(),
-        host.unexpectedMessages.sum(), host.channelErrors.sum(), host.faultQueueOverflows.sum(),
-        host.loadPublishErrors.sum(), streamStats(hubStats), host.planeFaultCounts());
-  }
-
-  /** The per-stream-type gauges and counters (wan-grpc §8); the pool stream's lag comes from the hubs. */
-  private WanStreamStats streamStats(HubRegistryStats hubStats) {
-    WindowBroadcastStats load = loadBroadcast.stats();
-    WindowBroadcastStats servingLoad = servingLoadBroadcast.stats();
-    int degraded = 0;
-    for (KvPoolLoadEntry e : loadBroadcast.current().pools()) {
-      if (e.totalKvBlocks() == 0 || e.kvObservedRanks() < e.kvExpectedRanks()) {
-        degraded++;
-      }
-    }
-    return new WanStreamStats(
-        new StreamStats(admission.catalog().inUse(), 0, admission.catalog().refused()),
-        new StreamStats(admission.poolStreams().inUse(), hubStats.lagged(), admission.poolStreams().refused()),
-        new StreamStats(admission.readiness().inUse(), 0, admission.readiness().refused()),
-        new StreamStats(admission.load().inUse(), load.lagged(), admission.load().refused()),
-        new StreamStats(admission.servingLoad().inUse(), servingLoad.lagged(), admission.servingLoad().refused()),
-        load.published(), servingLoad.published(), degraded);
+    return queries.stats();
   }
 
   /**
@@ -393,24 +322,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
    * flight are not waited for.
    */
   public CompletableFuture<Void> sync() {
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    try {
-      controlExecutor.execute(() -> {
-        List<CompletableFuture<PoolActorStats>> replies = new ArrayList<>();
-        for (PoolRuntime r : host.runtimes()) {
-          r.actor.submit(dev.kvrelay.engine.actor.PoolCommand.Flush.INSTANCE);
-          CompletableFuture<PoolActorStats> reply = new CompletableFuture<>();
-          if (r.actor.submit(new dev.kvrelay.engine.actor.PoolCommand.Stats(reply)).accepted()) {
-            replies.add(reply);
-          }
-        }
-        CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
-            .whenComplete((v, e) -> done.complete(null));
-      });
-    } catch (RejectedExecutionException e) {
-      done.complete(null);
-    }
-    return done;
+    return queries.sync();
   }
 
   /**
@@ -418,27 +330,12 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
    * or null if the pool is not active.
    */
   CompletableFuture<long @Nullable []> producerWords(KvPoolId pool) {
-    CompletableFuture<long @Nullable []> out = new CompletableFuture<>();
-    control(() -> {
-      for (PoolRuntime r : host.runtimes()) {
-        if (r.poolId().equals(pool)) {
-          CompletableFuture<long[]> reply = new CompletableFuture<>();
-          if (r.actor.submit(new dev.kvrelay.engine.actor.PoolCommand.CopyWords(reply)).accepted()) {
-            reply.whenComplete((w, e) -> out.complete(w));
-          } else {
-            out.complete(null);
-          }
-          return;
-        }
-      }
-      out.complete(null);
-    });
-    return out;
+    return queries.producerWords(pool);
   }
 
   /** Completes normally after {@link #close()}, exceptionally on a terminal host failure. */
   public CompletableFuture<Void> terminated() {
-    return terminated;
+    return control.terminated();
   }
 
   /**
@@ -448,10 +345,9 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
    */
   @Override
   public void close() {
-    if (closed) {
+    if (!control.beginClose()) {
       return;
     }
-    closed = true;
     DiscoveryWatch w = watch;
     if (w != null) {
       w.close();
@@ -462,7 +358,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
     }
     List<CompletableFuture<Void>> actors = new ArrayList<>();
     try {
-      actors = controlExecutor.submit(host::shutdown).get(10, TimeUnit.SECONDS);
+      actors = control.submit(host::shutdown).get(10, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
@@ -476,270 +372,51 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
       LOG.warn("relay shutdown: pool actors did not stop in time", e);
     }
     hubs.close();
-    catalogWatch.close();
-    readinessWatch.close();
-    loadBroadcast.close();
-    servingLoadBroadcast.close();
+    publication.close();
     shutdownExecutors();
-    terminated.complete(null);
+    control.terminated().complete(null);
   }
 
-  // ------------------------------------------------------------------ package-private plumbing for RelayHost
+  // ------------------------------------------------------------------ package-private test seams
 
-  long nanoTime() {
-    return nanoTime.getAsLong();
-  }
-
-  long epochMillis() {
-    return epochMillis.getAsLong();
-  }
-
+  /** The hub registry (test seam: {@code EngineFaults} injects hub faults through it). */
   HubRegistry hubs() {
     return hubs;
   }
 
-  PoolActorConfig actorConfig() {
-    return actorConfig;
-  }
-
-  ActorScheduler actorScheduler() {
-    return actorScheduler;
-  }
-
-  RecoverySettings recoverySettings() {
-    return recoverySettings;
-  }
-
-  @Nullable RequestPlaneClient requestPlane() {
-    return requestPlane;
-  }
-
-  Semaphore recoveryPermits() {
-    return recoveryPermits;
-  }
-
-  EventPlane eventPlane() {
-    return eventPlane;
-  }
-
-  /** Runs {@code task} on the control thread (dropped after close). */
-  void control(Runnable task) {
-    try {
-      controlExecutor.execute(() -> guarded(task));
-    } catch (RejectedExecutionException e) {
-      LOG.debug("control task dropped: relay stopped");
-    }
-  }
-
-  /** Runs {@code task} on the control thread after {@code delayMs}. */
-  void controlAfter(long delayMs, Runnable task) {
-    try {
-      controlExecutor.schedule(() -> guarded(task), delayMs, TimeUnit.MILLISECONDS);
-    } catch (RejectedExecutionException e) {
-      LOG.debug("control timer dropped: relay stopped");
-    }
-  }
-
-  void publishCatalog(CatalogSnapshot snapshot, CatalogUpdate update) {
-    catalog = snapshot;
-    catalogWatch.publish(update);
-  }
-
-  void publishReadiness(TopologySnapshot snapshot) {
-    readinessWatch.publish(snapshot);
-  }
-
-  /** Where the load ticker publishes its windows: the broadcasts, or a test seam's wrapper around them. */
-  LoadPublisher loadPublisher() {
-    return loadPublisher;
-  }
-
-  /** Stops the load ticker for good (after a load publisher failure); idempotent. */
-  void stopLoadTicker() {
-    ScheduledFuture<?> t = loadTicker;
-    if (t != null) {
-      t.cancel(false);
-    }
-  }
-
   /** True once {@link #close()} has begun (the root cancel). */
   boolean closing() {
-    return closed;
+    return control.closing();
   }
 
+  /** Ends the engine with a terminal host failure (test seam: {@code EngineFaults.failHost}). */
   void fail(Throwable cause) {
-    LOG.error("relay host failed", cause);
-    terminated.completeExceptionally(cause);
-  }
-
-  private void guarded(Runnable task) {
-    try {
-      task.run();
-    } catch (RuntimeException | Error e) {
-      // An unexpected exception in the control task is a terminal host failure (producer.md §2.6).
-      fail(e);
-    }
+    control.fail(cause);
   }
 
   private void requireOpen() throws RelayException {
-    if (closed) {
+    if (control.closing()) {
       throw new RelayException(RelayErrorReason.PUBLICATION_UNAVAILABLE, "relay is shut down");
     }
   }
 
   private void shutdownExecutors() {
-    controlExecutor.shutdownNow();
+    control.shutdownNow();
     poolExecutor.shutdownNow();
   }
 
   private static ThreadFactory daemon(String prefix) {
     AtomicInteger n = new AtomicInteger();
     return r -> {
-      Thread t = new Thread(r, prefix.equals("kvrelay-control") ? prefix : prefix + "-" + n.incrementAndGet());
+      Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
       t.setDaemon(true);
       return t;
     };
   }
 
-  /** Confined to the control task (the load ticker): the engine's own load publisher, its two window broadcasts. */
-  private final class BroadcastLoadPublisher implements LoadPublisher {
-    @Override
-    public void poolLoad(KvPoolLoadUpdate window) {
-      loadBroadcast.publish(window);
-    }
-
-    @Override
-    public void servingLoad(dev.kvrelay.engine.wan.ServingLoadUpdate window) {
-      servingLoadBroadcast.publish(window);
-    }
-  }
-
-  /**
-   * Confined to the discovery watch's delivery thread: hands every callback, in order, to the control task. A watch
-   * that replaces another (file mode) hands its first state over as a resync, which the host diffs.
-   */
-  private final class Forwarder implements DiscoveryListener {
-    private final boolean firstWatch;
-
-    Forwarder(boolean firstWatch) {
-      this.firstWatch = firstWatch;
-    }
-
-    @Override
-    public void onSnapshot(List<DiscoveryRecord> records) {
-      control(() -> {
-        if (firstWatch) {
-          host.onSnapshot(records);
-        } else {
-          host.onResync(records);
-        }
-      });
-    }
-
-    @Override
-    public void onUpserted(DiscoveryRecord record) {
-      control(() -> host.onUpserted(record));
-    }
-
-    @Override
-    public void onRemoved(DiscoveryKey key) {
-      control(() -> host.onRemoved(key));
-    }
-
-    @Override
-    public void onModelTaintsUpdated(ModelKey key, List<String> taints) {
-      control(() -> host.onModelTaintsUpdated(key, taints));
-    }
-
-    @Override
-    public void onResync(List<DiscoveryRecord> records) {
-      control(() -> host.onResync(records));
-    }
-
-    @Override
-    public void onError(DiscoveryException error) {
-      control(() -> host.onError(error));
-    }
-  }
-
-  /**
-   * Thread-safe as its delegate: a pool stream that gives back its total-pool-stream permit when it is
-   * closed or has finished.
-   */
-  private static final class PermitStream<T> implements RelayStream<T> {
-    private final RelayStream<T> delegate;
-    private final AdmissionPermit permit;
-
-    PermitStream(RelayStream<T> delegate, AdmissionPermit permit) {
-      this.delegate = delegate;
-      this.permit = permit;
-    }
-
-    @Override
-    public @Nullable T poll() throws RelayException {
-      try {
-        return delegate.poll();
-      } finally {
-        releaseIfFinished();
-      }
-    }
-
-    @Override
-    public @Nullable T poll(long timeout, TimeUnit unit) throws RelayException, InterruptedException {
-      try {
-        return delegate.poll(timeout, unit);
-      } finally {
-        releaseIfFinished();
-      }
-    }
-
-    @Override
-    public void onAvailable(Runnable callback) {
-      delegate.onAvailable(callback);
-    }
-
-    @Override
-    public boolean isFinished() {
-      return delegate.isFinished();
-    }
-
-    @Override
-    public void close() {
-      delegate.close();
-      permit.close();
-    }
-
-    private void releaseIfFinished() {
-      if (delegate.isFinished()) {
-        permit.close();
-      }
-    }
-  }
-
-  /**
-   * Immutable and thread-safe: this process's runtime instance id when none is configured (producer.md §1.1 decision
-   * (b)): 53 random bits, drawn once per process, so it stays constant across in-process relay restarts while each
-   * start gets a new incarnation.
-   */
-  static final class ProcessInstance {
-    static final long ID = new SecureRandom().nextLong() & 0x001F_FFFF_FFFF_FFFFL;
-
-    private ProcessInstance() {}
-  }
-
   /** Not thread-safe: a set-once builder; {@link #build()} validates across fields and starts the engine. */
   public static final class Builder {
-    private @Nullable RelayEngineConfig config;
-    private @Nullable DiscoveryBackend discovery;
-    private @Nullable EventPlane eventPlane;
-    private @Nullable RequestPlaneClient requestPlane;
-    private @Nullable Long relayIncarnation;
-    private RandomGenerator random = new SecureRandom();
-    private int poolThreads = Math.max(1, Runtime.getRuntime().availableProcessors());
-    private boolean poolThreadsSet;
-    private UnaryOperator<LoadPublisher> loadPublisher = UnaryOperator.identity();
-    private java.nio.file.@Nullable Path sourcesFile;
-    private @Nullable String sourcesConnectionRevision;
+    private final EngineSpec spec = new EngineSpec();
 
     private Builder() {}
 
@@ -751,26 +428,25 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
      * @param connectionRevision the running relay's {@code DYN_RELAY_CONNECTION_REVISION}, or {@code null}
      */
     public Builder sourcesFile(java.nio.file.Path file, @Nullable String connectionRevision) {
-      sourcesFile = setOnce(sourcesFile, file, "sourcesFile");
-      sourcesConnectionRevision = connectionRevision;
+      spec.sourcesFile(file, connectionRevision);
       return this;
     }
 
     /** The validated configuration (required). */
     public Builder config(RelayEngineConfig value) {
-      config = setOnce(config, value, "config");
+      spec.config(value);
       return this;
     }
 
     /** The discovery backend to watch (required); the engine does not close it. */
     public Builder discovery(DiscoveryBackend value) {
-      discovery = setOnce(discovery, value, "discovery");
+      spec.discovery(value);
       return this;
     }
 
     /** The event plane to subscribe on (required); the engine does not close it. */
     public Builder eventPlane(EventPlane value) {
-      eventPlane = setOnce(eventPlane, value, "eventPlane");
+      spec.eventPlane(value);
       return this;
     }
 
@@ -779,26 +455,19 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
      * first event or a gap its rank is reset and re-learned from later events (counted).
      */
     public Builder requestPlane(RequestPlaneClient value) {
-      requestPlane = setOnce(requestPlane, value, "requestPlane");
+      spec.requestPlane(value);
       return this;
     }
 
     /** A fixed relay incarnation (optional; default: 63 random bits from {@link SecureRandom}). */
     public Builder relayIncarnation(long value) {
-      relayIncarnation = setOnce(relayIncarnation, value, "relayIncarnation");
+      spec.relayIncarnation(value);
       return this;
     }
 
     /** Threads running pool actors, recovery and hub timers (optional; default: available processors). */
     public Builder poolThreads(int value) {
-      if (poolThreadsSet) {
-        throw new IllegalStateException("poolThreads was already set");
-      }
-      if (value < 1) {
-        throw new IllegalArgumentException("poolThreads must be at least 1, got " + value);
-      }
-      poolThreads = value;
-      poolThreadsSet = true;
+      spec.poolThreads(value);
       return this;
     }
 
@@ -807,13 +476,13 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
      * make publication fail at a given window sequence. Default: the identity (the engine's broadcasts).
      */
     Builder loadPublisher(UnaryOperator<LoadPublisher> wrapper) {
-      loadPublisher = Objects.requireNonNull(wrapper, "wrapper");
+      spec.loadPublisher(wrapper);
       return this;
     }
 
     /** The random source of the relay incarnation (tests). */
     Builder random(RandomGenerator value) {
-      random = Objects.requireNonNull(value);
+      spec.random(value);
       return this;
     }
 
@@ -824,30 +493,10 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
      * @throws RelayEngineException if the engine cannot start (discovery watch refused)
      */
     public RelayEngine build() throws RelayEngineException {
-      List<String> missing = new ArrayList<>();
-      if (config == null) {
-        missing.add("config");
-      }
-      if (discovery == null) {
-        missing.add("discovery");
-      }
-      if (eventPlane == null) {
-        missing.add("eventPlane");
-      }
-      if (!missing.isEmpty()) {
-        throw new IllegalStateException("RelayEngine.builder() is missing " + String.join(", ", missing));
-      }
-      RelayEngine engine = new RelayEngine(this);
+      spec.requireComplete();
+      RelayEngine engine = new RelayEngine(spec);
       engine.start();
       return engine;
-    }
-
-    private static <T> T setOnce(@Nullable T current, T value, String name) {
-      Objects.requireNonNull(value, name);
-      if (current != null) {
-        throw new IllegalStateException(name + " was already set");
-      }
-      return value;
     }
   }
 }

@@ -83,7 +83,7 @@ public final class PlaneE2E implements AutoCloseable {
   /** Advertises a ZMQ broker as upstream's broker registers it (component {@code zmq_broker}, topic broker). */
   public void broker(long instanceId, String xsub, String xpub) {
     discovery.put(new EventChannelRecord(
-        new EventChannelKey(EventScope.component(ENDPOINT.namespace(), RelayHost.ZMQ_BROKER_COMPONENT), "broker",
+        new EventChannelKey(EventScope.component(ENDPOINT.namespace(), EventChannelSync.ZMQ_BROKER_COMPONENT), "broker",
             instanceId),
         new ChannelTransport.ZmqBroker(List.of(xsub), List.of(xpub))));
   }

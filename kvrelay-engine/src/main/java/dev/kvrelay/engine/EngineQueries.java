@@ -1,0 +1,145 @@
+package dev.kvrelay.engine;
+
+import dev.kvrelay.api.KvPoolId;
+import dev.kvrelay.api.RelayIdentity;
+import dev.kvrelay.engine.actor.PoolCommand;
+import dev.kvrelay.engine.hub.HubRegistry;
+import dev.kvrelay.engine.stats.HubRegistryStats;
+import dev.kvrelay.engine.stats.LoadCounters;
+import dev.kvrelay.engine.stats.PoolActorStats;
+import dev.kvrelay.engine.stats.StreamStats;
+import dev.kvrelay.engine.stats.WanStreamStats;
+import dev.kvrelay.engine.stream.RelayAdmission;
+import dev.kvrelay.engine.stream.WindowBroadcastStats;
+import dev.kvrelay.engine.wan.KvPoolLoadEntry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Thread-safe (every read of the host hops onto the control task): the engine's queries of its running parts,
+ * {@code RelayEngine.stats()}, {@code sync()} and the test diagnostics' producer words.
+ */
+final class EngineQueries {
+  private final RelayIdentity identity;
+  private final ControlTask control;
+  private final RelayHost host;
+  private final HubRegistry hubs;
+  private final Publication publication;
+  private final RelayAdmission admission;
+
+  EngineQueries(RelayIdentity identity, ControlTask control, RelayHost host, HubRegistry hubs,
+      Publication publication, RelayAdmission admission) {
+    this.identity = identity;
+    this.control = control;
+    this.host = host;
+    this.hubs = hubs;
+    this.publication = publication;
+    this.admission = admission;
+  }
+
+  /** {@code RelayEngine.stats()}: counters of every part (a consistent read of each part, not of the whole). */
+  RelayEngineStats stats() {
+    List<PoolStats> pools = new ArrayList<>();
+    // The load aggregators are confined to the control thread: their counters are read there, with the list.
+    List<Map.Entry<PoolRuntime, LoadCounters>> runtimes;
+    try {
+      runtimes = control.submit(() -> host.runtimes().stream()
+          .map(r -> Map.entry(r, r.load.counters())).toList()).get(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      runtimes = List.of();
+    } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
+      runtimes = List.of();
+    }
+    for (Map.Entry<PoolRuntime, LoadCounters> entry : runtimes) {
+      PoolRuntime r = entry.getKey();
+      PoolActorStats actor = r.actorStats(5_000);
+      pools.add(new PoolStats(r.descriptor, actor, r.recovery.stats(), entry.getValue()));
+    }
+    HubRegistryStats hubStats = hubs.stats();
+    HostCounters c = host.counters();
+    return new RelayEngineStats(identity, publication.catalog().revision(),
+        publication.readinessWatch.current().revision(), pools, hubStats, c.reconciles.sum(), c.poolStarts.sum(),
+        c.poolStartFailures.sum(), c.gracefulRetirements.sum(), c.fencedRetirements.sum(), c.sourceFaults.sum(),
+        c.rejectedSources.sum(), c.hubFaults.sum(), c.discoveryErrors.sum(), c.discoveryDecodeErrors.sum(),
+        c.eventDecodeErrors.sum(), c.loadObservations.sum(), c.loadRejected.sum(),
+        c.unexpectedMessages.sum(), c.channelErrors.sum(), c.faultQueueOverflows.sum(),
+        c.loadPublishErrors.sum(), streamStats(hubStats), c.planeFaultCounts());
+  }
+
+  /** The per-stream-type gauges and counters (wan-grpc §8); the pool stream's lag comes from the hubs. */
+  private WanStreamStats streamStats(HubRegistryStats hubStats) {
+    WindowBroadcastStats load = publication.loadBroadcast.stats();
+    WindowBroadcastStats servingLoad = publication.servingLoadBroadcast.stats();
+    int degraded = 0;
+    for (KvPoolLoadEntry e : publication.loadBroadcast.current().pools()) {
+      if (e.totalKvBlocks() == 0 || e.kvObservedRanks() < e.kvExpectedRanks()) {
+        degraded++;
+      }
+    }
+    return new WanStreamStats(
+        new StreamStats(admission.catalog().inUse(), 0, admission.catalog().refused()),
+        new StreamStats(admission.poolStreams().inUse(), hubStats.lagged(), admission.poolStreams().refused()),
+        new StreamStats(admission.readiness().inUse(), 0, admission.readiness().refused()),
+        new StreamStats(admission.load().inUse(), load.lagged(), admission.load().refused()),
+        new StreamStats(admission.servingLoad().inUse(), servingLoad.lagged(), admission.servingLoad().refused()),
+        load.published(), servingLoad.published(), degraded);
+  }
+
+  /**
+   * Completes after every discovery change delivered so far has been applied, and every pool actor has drained
+   * what it holds (a Flush through each mailbox). Useful in tests and at controlled points; recovery queries in
+   * flight are not waited for: {@code RelayEngine.sync()}.
+   */
+  CompletableFuture<Void> sync() {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    try {
+      control.submit(() -> {
+        List<CompletableFuture<PoolActorStats>> replies = new ArrayList<>();
+        for (PoolRuntime r : host.runtimes()) {
+          r.actor.submit(PoolCommand.Flush.INSTANCE);
+          CompletableFuture<PoolActorStats> reply = new CompletableFuture<>();
+          if (r.actor.submit(new PoolCommand.Stats(reply)).accepted()) {
+            replies.add(reply);
+          }
+        }
+        CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
+            .whenComplete((v, e) -> done.complete(null));
+        return null;
+      });
+    } catch (RejectedExecutionException e) {
+      done.complete(null);
+    }
+    return done;
+  }
+
+  /**
+   * Diagnostics for tests: a copy of the active generation's producer words of {@code pool} (published or not),
+   * or null if the pool is not active.
+   */
+  CompletableFuture<long @Nullable []> producerWords(KvPoolId pool) {
+    CompletableFuture<long @Nullable []> out = new CompletableFuture<>();
+    control.execute(() -> {
+      for (PoolRuntime r : host.runtimes()) {
+        if (r.poolId().equals(pool)) {
+          CompletableFuture<long[]> reply = new CompletableFuture<>();
+          if (r.actor.submit(new PoolCommand.CopyWords(reply)).accepted()) {
+            reply.whenComplete((w, e) -> out.complete(w));
+          } else {
+            out.complete(null);
+          }
+          return;
+        }
+      }
+      out.complete(null);
+    });
+    return out;
+  }
+}
