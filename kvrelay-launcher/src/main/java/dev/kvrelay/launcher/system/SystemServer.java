@@ -82,7 +82,7 @@ public final class SystemServer implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    this.sampler = new StatusSampler(engine);
+    this.sampler = new StatusSampler(engine, info);
     HttpServer created;
     try {
       created = HttpServer.create(new InetSocketAddress(settings.host(), settings.port()), 64);
@@ -199,7 +199,7 @@ public final class SystemServer implements AutoCloseable {
         RelayHealth h = health();
         json(exchange, h.healthy() ? 200 : 503, SystemJson.health(h, uptime()));
       } else if (status) {
-        StatusReport report = StatusReport.read(engine, health(), sampler, uptime());
+        StatusReport report = StatusReport.read(engine, health(), info.mode(), sampler, uptime());
         if (path.equals(STATUS_PATH)) {
           send(exchange, 200, "text/html; charset=utf-8", StatusHtml.render(report));
         } else {
