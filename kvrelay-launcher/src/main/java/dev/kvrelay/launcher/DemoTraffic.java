@@ -50,7 +50,10 @@ final class DemoTraffic implements AutoCloseable {
   /** Per worker, per rank: the conversations cached last, oldest first (the stepping thread only). */
   private final List<List<ArrayDeque<Cached>>> remembered = new ArrayList<>();
 
-  /** Immutable: one cached conversation and how many of its leading blocks are the shared prompt. */
+  /**
+   * Immutable (its token array is never written after construction): one cached conversation and how many of its
+   * leading blocks are the shared prompt.
+   */
   private record Cached(int[] tokens, int sharedBlocks) {}
 
   /** Traffic over {@code workers}; nothing happens before {@link #start()}. */

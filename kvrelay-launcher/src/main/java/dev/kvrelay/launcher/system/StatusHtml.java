@@ -9,8 +9,8 @@ import java.util.Map;
 /**
  * Thread-safe (stateless): the {@code /status} page — server-rendered HTML with inline CSS, a 2 s meta refresh and
  * inline SVG sparklines; no script, no external resource. Every text taken from the report is HTML-escaped (Guava's
- * {@code HtmlEscapers}). Sections, in order: identity, pools, pool subscribers with their lag, readiness, load
- * windows, per-source recovery, plugin connections, recent errors, error counters. Rows carry stable classes
+ * {@code HtmlEscapers}). Sections, in order: identity, pools, pool subscribers with their lag, readiness, recent
+ * errors, plugin connections, load windows, sources and recovery, error counters. Rows carry stable classes
  * ({@code pool}, {@code subscriber}, {@code readiness}, {@code connection}, {@code recent-error}, …) and cells
  * stable classes ({@code endpoint}, {@code sequence}, {@code lag}, {@code model}, …) so tools and tests can read
  * the DOM.
@@ -82,10 +82,10 @@ final class StatusHtml {
 
     subscribers(h, r);
     readiness(h, r);
+    recentErrors(h, r);
+    connections(h, r);
     load(h, r);
     sources(h, r);
-    connections(h, r);
-    recentErrors(h, r);
 
     h.append("<h2>Error counters</h2><p id=\"errors\">");
     counters(h, r.errors());

@@ -33,8 +33,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       all sampled from the engine at scrape time;
  *   <li>{@code /engine/state} — {@code {podUID, mode, connectionRevision, ready, sources}};
  *   <li>{@code /status} — a human status page (server-rendered HTML, 2 s refresh, SVG sparklines) and
- *       {@code /status.json} — the same data as JSON; the sparklines' history is sampled once a second by a daemon
- *       thread this server owns ({@link StatusSampler}), stopped by {@link #close()};
+ *       {@code /status.json} — the same data as JSON; the sparklines' history and the recent-errors ring are sampled
+ *       once a second by a daemon thread this server owns ({@link StatusSampler}), stopped by {@link #close()};
  *   <li>anything else — 404 {@code Route not found}; another method on a known route — 405.
  * </ul>
  *
