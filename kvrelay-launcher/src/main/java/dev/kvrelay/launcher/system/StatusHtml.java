@@ -9,8 +9,11 @@ import java.util.Map;
 /**
  * Thread-safe (stateless): the {@code /status} page — server-rendered HTML with inline CSS, a 2 s meta refresh and
  * inline SVG sparklines; no script, no external resource. Every text taken from the report is HTML-escaped (Guava's
- * {@code HtmlEscapers}). Rows carry stable classes ({@code pool}, {@code readiness}) and cells stable classes
- * ({@code endpoint}, {@code sequence}, {@code model}, …) so tools and tests can read the DOM.
+ * {@code HtmlEscapers}). Sections, in order: identity, pools, pool subscribers with their lag, readiness, recent
+ * errors, plugin connections, load windows, sources and recovery, error counters. Rows carry stable classes
+ * ({@code pool}, {@code subscriber}, {@code readiness}, {@code connection}, {@code recent-error}, …) and cells
+ * stable classes ({@code endpoint}, {@code sequence}, {@code lag}, {@code model}, …) so tools and tests can read
+ * the DOM.
  */
 final class StatusHtml {
   private static final Escaper ESCAPE = HtmlEscapers.htmlEscaper();
@@ -18,13 +21,13 @@ final class StatusHtml {
   static final int REFRESH_SECONDS = 2;
   private static final String CSS = "body{font:14px system-ui,sans-serif;margin:16px;color:#222;background:#fafafa}"
       + "h1{font-size:20px;margin:0 0 8px}h2{font-size:16px;margin:18px 0 6px}"
-      + "table{border-collapse:collapse;background:#fff}th,td{border:1px solid #ccc;padding:3px 7px;"
+      + "table{border-collapse:collapse;background:#fff;font-size:13px}th,td{border:1px solid #ccc;padding:3px 6px;"
       + "text-align:right;vertical-align:top}th{background:#e8eef5}td.t{text-align:left}"
       + ".ok{color:#176b2c;font-weight:600}.bad{color:#b00020;font-weight:600}"
       + ".bar{display:inline-block;width:60px;height:8px;background:#ddd;margin-left:4px}"
       + ".bar i{display:block;height:8px;background:#3b7dd8}svg{background:#f3f6fa}"
       + "dl{display:grid;grid-template-columns:max-content auto;gap:2px 12px;margin:0}dt{color:#555}"
-      + "small{color:#666}";
+      + "small{color:#666}td.c{text-align:left;font-size:12px;max-width:520px}";
 
   private StatusHtml() {}
 
@@ -47,10 +50,10 @@ final class StatusHtml {
     h.append("</dl>");
 
     h.append("<h2>Pools</h2><table id=\"pools\"><tr><th>serving endpoint</th><th>state</th><th>generation</th>"
-        + "<th>buckets</th><th>fill (occupied / slots)</th><th>resident</th><th>omissions</th><th>sequence</th>"
-        + "<th>events/s</th><th>publications/s</th><th>deltas / snapshots</th></tr>");
+        + "<th>buckets</th><th>fill</th><th>resident</th><th>omissions</th><th>sequence</th>"
+        + "<th>events/s</th><th>publications/s</th><th>deltas / snapshots</th><th>subscribers, max lag</th></tr>");
     if (r.pools().isEmpty()) {
-      h.append("<tr><td class=\"t\" colspan=\"11\">no pools</td></tr>");
+      h.append("<tr><td class=\"t\" colspan=\"12\">no pools</td></tr>");
     }
     for (StatusReport.Pool p : r.pools()) {
       h.append("<tr class=\"pool\" data-endpoint=\"").append(e(p.endpoint())).append("\">");
@@ -70,20 +73,33 @@ final class StatusHtml {
       h.append("<td class=\"sequence-rate\">").append(rate(p.sequencePerSecond())).append("<br>")
           .append(sparkline(p.history().sequencePerSecond(), "#d8743b")).append("</td>");
       td(h, "publications", p.publishedDeltas() + " / " + p.publishedSnapshots());
+      h.append("<td class=\"max-lag\">").append(p.subscribers().size()).append(", ")
+          .append(Long.toUnsignedString(p.maxLag())).append("<br>")
+          .append(sparkline(p.history().maxLag(), "#b00020")).append("</td>");
       h.append("</tr>");
     }
     h.append("</table>");
 
-    h.append("<h2>Recovery and load counters</h2><table id=\"recovery\">");
-    for (StatusReport.Pool p : r.pools()) {
-      h.append("<tr class=\"recovery\"><td class=\"t\">").append(e(p.endpoint())).append("</td><td class=\"t\">");
-      counters(h, p.recovery());
-      h.append("</td><td class=\"t\"><small>load</small> ");
-      counters(h, p.load());
-      h.append("</td></tr>");
-    }
-    h.append("</table>");
+    subscribers(h, r);
+    readiness(h, r);
+    recentErrors(h, r);
+    connections(h, r);
+    load(h, r);
+    sources(h, r);
 
+    h.append("<h2>Error counters</h2><p id=\"errors\">");
+    counters(h, r.errors());
+    if (r.sourcesLastError() != null) {
+      h.append("<br>sources: <span class=\"bad\">").append(e(r.sourcesLastError())).append("</span>");
+    }
+    h.append("</p><p><small>Refreshes every ").append(REFRESH_SECONDS)
+        .append(" s; the same data as <a href=\"/status.json\">/status.json</a>; sparklines: the last ")
+        .append(StatusSampler.CAPACITY).append(" samples, one per second (events/s blue, publications/s orange, max"
+            + " subscriber lag red).</small></p></body></html>");
+    return h.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static void readiness(StringBuilder h, StatusReport r) {
     h.append("<h2>Readiness</h2><table id=\"readiness\"><tr><th>namespace</th><th>model</th><th>state</th>"
         + "<th>present roles</th><th>missing roles</th><th>adapters</th></tr>");
     if (r.readiness().isEmpty()) {
@@ -108,20 +124,140 @@ final class StatusHtml {
     }
     h.append("</table>");
 
-    h.append("<h2>Errors</h2><p id=\"errors\">");
-    counters(h, r.errors());
-    if (r.sourcesLastError() != null) {
-      h.append("<br>sources: <span class=\"bad\">").append(e(r.sourcesLastError())).append("</span>");
+  }
+
+  private static void subscribers(StringBuilder h, StatusReport r) {
+    h.append("<h2>Pool subscribers</h2><table id=\"subscribers\"><tr><th>pool</th><th>subscriber</th>"
+        + "<th>stream</th><th>lag (sequences)</th><th>queued frames</th><th>queued bytes</th><th>published seq</th>"
+        + "<th>delivered seq</th><th>snapshot chunks pending</th><th>connected since</th></tr>");
+    int rows = 0;
+    for (StatusReport.Pool p : r.pools()) {
+      for (StatusReport.Subscriber s : p.subscribers()) {
+        subscriber(h, p.endpoint(), s);
+        rows++;
+      }
     }
-    h.append("</p><p><small>Refreshes every ").append(REFRESH_SECONDS)
-        .append(" s; the same data as <a href=\"/status.json\">/status.json</a>; sparklines: the last ")
-        .append(StatusSampler.CAPACITY).append(" samples, one per second.</small></p></body></html>");
-    return h.toString().getBytes(StandardCharsets.UTF_8);
+    for (StatusReport.Subscriber s : r.unattachedSubscribers()) {
+      subscriber(h, "(ended generation)", s);
+      rows++;
+    }
+    if (rows == 0) {
+      h.append("<tr><td class=\"t\" colspan=\"10\">no pool subscribers</td></tr>");
+    }
+    h.append("</table>");
+  }
+
+  private static void subscriber(StringBuilder h, String pool, StatusReport.Subscriber s) {
+    h.append("<tr class=\"subscriber\" data-pool=\"").append(e(pool)).append("\" data-subscriber=\"")
+        .append(e(s.subscriberId())).append("\">");
+    td(h, "pool t", pool);
+    td(h, "subscriber-id t", s.subscriberId());
+    td(h, "stream t", s.stream());
+    td(h, "lag" + (s.sequenceLag() == 0 ? "" : " bad"), Long.toUnsignedString(s.sequenceLag()));
+    td(h, "queued-frames", Integer.toString(s.queuedFrames()));
+    td(h, "queued-bytes", Long.toString(s.queuedBytes()));
+    td(h, "published-sequence", Long.toUnsignedString(s.publishedSequence()));
+    td(h, "delivered-sequence", Long.toUnsignedString(s.deliveredSequence()));
+    td(h, "pending-chunks", Integer.toString(s.pendingSnapshotChunks()));
+    td(h, "connected t", time(s.connectedSinceMicros() / 1000));
+    h.append("</tr>");
+  }
+
+  private static void load(StringBuilder h, StatusReport r) {
+    StatusReport.Load l = r.load();
+    h.append("<h2>Load windows</h2><dl id=\"load\">");
+    dt(h, "windows published (pool / serving)", "load-windows",
+        l.windowsPublished() + " / " + l.servingWindowsPublished());
+    dt(h, "coverage", "load-coverage", l.degradedCoveragePools() == 0 ? "complete for all " + l.catalogPools()
+        + " catalog pools" : "degraded for " + l.degradedCoveragePools() + " of " + l.catalogPools() + " pools");
+    dt(h, "load reports (observed / rejected)", "load-reports", l.observations() + " / " + l.rejected());
+    dt(h, "publisher errors", "load-publish-errors", Long.toString(l.publishErrors()));
+    dt(h, "load subscribers (pool / serving)", "load-subscribers",
+        l.subscribers() + " / " + l.servingSubscribers());
+    h.append("</dl><table id=\"pool-load\">");
+    for (StatusReport.Pool p : r.pools()) {
+      h.append("<tr class=\"pool-load\"><td class=\"t\">").append(e(p.endpoint())).append("</td><td class=\"c\">");
+      counters(h, p.load());
+      h.append("</td></tr>");
+    }
+    h.append("</table><p><small>Per-pool coverage (observed / expected ranks) is carried by the published window"
+        + " only; the engine's stats give the count of degraded pools.</small></p>");
+  }
+
+  private static void sources(StringBuilder h, StatusReport r) {
+    h.append("<h2>Sources and recovery</h2><table id=\"recovery\">");
+    for (StatusReport.Pool p : r.pools()) {
+      h.append("<tr class=\"recovery\"><td class=\"t\">").append(e(p.endpoint())).append("</td><td class=\"c\">");
+      counters(h, p.recovery());
+      h.append("</td><td class=\"c sources\">");
+      if (p.sources() == null) {
+        h.append("<small>per-source state: not exposed by this engine build</small>");
+      } else if (p.sources().isEmpty()) {
+        h.append("no bound sources");
+      } else {
+        for (StatusReport.Source s : p.sources()) {
+          h.append("<div class=\"source\">worker ").append(Long.toUnsignedString(s.workerId())).append(" rank ")
+              .append(Integer.toUnsignedString(s.dpRank())).append(": <b>").append(e(s.state())).append("</b>")
+              .append(s.suspect() ? " suspect" : "").append(s.recoverable() ? "" : " live-only")
+              .append(", last event ").append(s.lastEventAgeMs() < 0 ? "never" : s.lastEventAgeMs() + " ms ago")
+              .append(", resets ").append(Long.toUnsignedString(s.resets())).append(", buffered ")
+              .append(s.bufferedEvents()).append("</div>");
+        }
+      }
+      h.append("</td></tr>");
+    }
+    h.append("</table>");
+  }
+
+  private static void connections(StringBuilder h, StatusReport r) {
+    h.append("<h2>Plugin connections</h2><table id=\"connections\"><tr><th>plugin</th><th>scope</th>"
+        + "<th>state</th><th>counters</th><th>detail</th></tr>");
+    for (StatusReport.Connection c : r.connections()) {
+      h.append("<tr class=\"connection\" data-plugin=\"").append(e(c.plugin())).append("\">");
+      td(h, "plugin t", c.plugin());
+      td(h, "scope t", c.scope());
+      String state = c.state();
+      td(h, "state t" + (state.equals("CONNECTED") || state.equals("SERVING") ? " ok"
+          : state.equals("UNKNOWN") || state.equals("DISABLED") ? "" : " bad"), state);
+      h.append("<td class=\"c\">");
+      counters(h, c.counters());
+      h.append("</td>");
+      td(h, "detail t", c.detail() == null ? "" : c.detail());
+      h.append("</tr>");
+    }
+    h.append("</table><p><small>The plugin SPIs expose no connection state: CONNECTED / DISCONNECTED is derived"
+        + " from the disconnect and reconnect faults the engine counted; UNKNOWN where nothing tells.</small></p>");
+  }
+
+  private static void recentErrors(StringBuilder h, StatusReport r) {
+    h.append("<h2>Recent errors</h2><p><small>the last ").append(RecentErrors.CAPACITY)
+        .append(" counter increases and messages seen between one-second samples; <span class=\"recent-recorded\">")
+        .append(r.recentErrorsRecorded()).append("</span> recorded, <span class=\"recent-dropped\">")
+        .append(r.recentErrorsDropped()).append("</span> pushed out</small></p><table id=\"recent-errors\">"
+            + "<tr><th>time (UTC)</th><th>scope</th><th>what</th><th>increase</th><th>total / message</th></tr>");
+    if (r.recentErrors().isEmpty()) {
+      h.append("<tr><td class=\"t\" colspan=\"5\">none</td></tr>");
+    }
+    for (int i = r.recentErrors().size() - 1; i >= 0; i--) {
+      RecentErrors.Entry x = r.recentErrors().get(i);
+      h.append("<tr class=\"recent-error\">");
+      td(h, "at t", time(x.atMillis()));
+      td(h, "scope t", x.scope());
+      td(h, "what t", x.what());
+      td(h, "increase", x.message() == null ? "+" + Long.toUnsignedString(x.increase()) : "");
+      td(h, "total t", x.message() == null ? Long.toUnsignedString(x.total()) : x.message());
+      h.append("</tr>");
+    }
+    h.append("</table>");
+  }
+
+  private static String time(long epochMillis) {
+    return java.time.Instant.ofEpochMilli(epochMillis).toString();
   }
 
   /** An inline SVG polyline of {@code values} (oldest left), scaled to its maximum. */
   static String sparkline(double[] values, String colour) {
-    int w = 120;
+    int w = 96;
     int ht = 24;
     StringBuilder s = new StringBuilder("<svg class=\"spark\" width=\"").append(w).append("\" height=\"")
         .append(ht).append("\" viewBox=\"0 0 ").append(w).append(' ').append(ht).append("\">");

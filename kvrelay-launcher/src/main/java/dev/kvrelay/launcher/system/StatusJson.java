@@ -5,12 +5,15 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Thread-safe (stateless): the {@code /status.json} body, written with jackson-core's generator. Unsigned 64-bit
- * values (incarnations, generation, sequence) are written as JSON numbers in their unsigned decimal form.
+ * values (incarnations, generation, sequences, lags, counter totals) are written as JSON numbers in their unsigned
+ * decimal form; {@code pools[].sources} is null while the engine does not expose per-source recovery state.
  */
 final class StatusJson {
   private static final JsonFactory JSON = new JsonFactory();
@@ -52,9 +55,13 @@ final class StatusJson {
         g.writeNumberField("publishedSnapshots", p.publishedSnapshots());
         counters(g, "recovery", p.recovery());
         counters(g, "load", p.load());
+        unsigned(g, "maxLag", p.maxLag());
+        subscribers(g, "subscribers", p.subscribers());
+        sources(g, p.sources());
         g.writeObjectFieldStart("history");
         doubles(g, "eventsPerSecond", p.history().eventsPerSecond());
         doubles(g, "sequencePerSecond", p.history().sequencePerSecond());
+        doubles(g, "maxLag", p.history().maxLag());
         g.writeEndObject();
         g.writeEndObject();
       }
@@ -79,17 +86,106 @@ final class StatusJson {
         g.writeEndObject();
       }
       g.writeEndArray();
-      counters(g, "errors", r.errors());
-      if (r.sourcesLastError() == null) {
-        g.writeNullField("sourcesLastError");
-      } else {
-        g.writeStringField("sourcesLastError", r.sourcesLastError());
+      StatusReport.Load l = r.load();
+      g.writeObjectFieldStart("load");
+      g.writeNumberField("windowsPublished", l.windowsPublished());
+      g.writeNumberField("servingWindowsPublished", l.servingWindowsPublished());
+      g.writeNumberField("degradedCoveragePools", l.degradedCoveragePools());
+      g.writeNumberField("catalogPools", l.catalogPools());
+      g.writeNumberField("observations", l.observations());
+      g.writeNumberField("rejected", l.rejected());
+      g.writeNumberField("publishErrors", l.publishErrors());
+      g.writeNumberField("subscribers", l.subscribers());
+      g.writeNumberField("servingSubscribers", l.servingSubscribers());
+      g.writeEndObject();
+      g.writeArrayFieldStart("connections");
+      for (StatusReport.Connection c : r.connections()) {
+        g.writeStartObject();
+        g.writeStringField("plugin", c.plugin());
+        g.writeStringField("scope", c.scope());
+        g.writeStringField("state", c.state());
+        counters(g, "counters", c.counters());
+        nullableString(g, "detail", c.detail());
+        g.writeEndObject();
       }
+      g.writeEndArray();
+      counters(g, "errors", r.errors());
+      g.writeObjectFieldStart("recentErrors");
+      g.writeNumberField("capacity", RecentErrors.CAPACITY);
+      g.writeNumberField("recorded", r.recentErrorsRecorded());
+      g.writeNumberField("dropped", r.recentErrorsDropped());
+      g.writeArrayFieldStart("entries");
+      for (RecentErrors.Entry e : r.recentErrors()) {
+        g.writeStartObject();
+        g.writeStringField("at", Instant.ofEpochMilli(e.atMillis()).toString());
+        g.writeNumberField("atMillis", e.atMillis());
+        g.writeStringField("scope", e.scope());
+        g.writeStringField("what", e.what());
+        unsigned(g, "increase", e.increase());
+        unsigned(g, "total", e.total());
+        nullableString(g, "message", e.message());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      g.writeEndObject();
+      subscribers(g, "unattachedSubscribers", r.unattachedSubscribers());
+      nullableString(g, "sourcesLastError", r.sourcesLastError());
       g.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
     return out.toByteArray();
+  }
+
+  private static void subscribers(JsonGenerator g, String name, List<StatusReport.Subscriber> subs)
+      throws IOException {
+    g.writeArrayFieldStart(name);
+    for (StatusReport.Subscriber s : subs) {
+      g.writeStartObject();
+      g.writeStringField("subscriberId", s.subscriberId());
+      g.writeStringField("stream", s.stream());
+      g.writeNumberField("queuedFrames", s.queuedFrames());
+      g.writeNumberField("queuedBytes", s.queuedBytes());
+      unsigned(g, "publishedSequence", s.publishedSequence());
+      unsigned(g, "deliveredSequence", s.deliveredSequence());
+      unsigned(g, "sequenceLag", s.sequenceLag());
+      g.writeNumberField("pendingSnapshotChunks", s.pendingSnapshotChunks());
+      g.writeNumberField("connectedSinceMicros", s.connectedSinceMicros());
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+  }
+
+  /** {@code sources}: null while the engine does not expose per-source recovery state. */
+  private static void sources(JsonGenerator g, @Nullable List<StatusReport.Source> sources) throws IOException {
+    if (sources == null) {
+      g.writeNullField("sources");
+      return;
+    }
+    g.writeArrayFieldStart("sources");
+    for (StatusReport.Source s : sources) {
+      g.writeStartObject();
+      unsigned(g, "workerId", s.workerId());
+      g.writeFieldName("dpRank");
+      g.writeNumber(Integer.toUnsignedString(s.dpRank()));
+      unsigned(g, "publisherId", s.publisherId());
+      g.writeStringField("state", s.state());
+      g.writeBooleanField("recoverable", s.recoverable());
+      g.writeBooleanField("suspect", s.suspect());
+      g.writeNumberField("lastEventAgeMs", s.lastEventAgeMs());
+      unsigned(g, "resets", s.resets());
+      g.writeNumberField("bufferedEvents", s.bufferedEvents());
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+  }
+
+  private static void nullableString(JsonGenerator g, String name, @Nullable String value) throws IOException {
+    if (value == null) {
+      g.writeNullField(name);
+    } else {
+      g.writeStringField(name, value);
+    }
   }
 
   private static void unsigned(JsonGenerator g, String name, long value) throws IOException {
@@ -100,7 +196,7 @@ final class StatusJson {
   private static void counters(JsonGenerator g, String name, Map<String, Long> values) throws IOException {
     g.writeObjectFieldStart(name);
     for (Map.Entry<String, Long> e : values.entrySet()) {
-      g.writeNumberField(e.getKey(), e.getValue());
+      unsigned(g, e.getKey(), e.getValue());
     }
     g.writeEndObject();
   }

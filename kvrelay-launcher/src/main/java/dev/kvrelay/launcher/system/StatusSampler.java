@@ -1,20 +1,28 @@
 package dev.kvrelay.launcher.system;
 
+import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.engine.PoolStats;
 import dev.kvrelay.engine.RelayEngine;
+import dev.kvrelay.engine.RelayEngineStats;
 import dev.kvrelay.engine.stats.PoolActorStats;
+import dev.kvrelay.engine.stats.SubscriberLagStats;
 import java.lang.System.Logger.Level;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Thread-safe: the status page's short history — per pool, a ring of the last {@link #CAPACITY} rates of applied
- * events per second and of published CBI1 sequence advances per second, sampled from {@code engine.stats()} every
- * {@link #PERIOD_MS} ms on one daemon thread this object owns (closed with the system server). Every access to the
- * rings holds this object's monitor.
+ * events per second, of published CBI1 sequence advances per second and of the largest subscriber lag (deltas
+ * published to a pool subscriber and not yet taken, {@link SubscriberLagStats#sequenceLag()}), sampled from one
+ * {@code engine.stats()} read every {@link #PERIOD_MS} ms on one daemon thread this object owns (closed with the
+ * system server); the same read feeds the {@link RecentErrors} ring (counter increases between two samples, and
+ * the sources file's and WAN listener's last errors). Every access to the rings holds this object's monitor (the
+ * error ring holds its own).
  */
 final class StatusSampler implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(StatusSampler.class.getName());
@@ -25,14 +33,17 @@ final class StatusSampler implements AutoCloseable {
   static final long PERIOD_MS = 1_000;
 
   private final RelayEngine engine;
+  private final RelayProcessInfo info;
+  private final RecentErrors errors = new RecentErrors();
   private final ScheduledExecutorService scheduler;
   private final Map<String, Series> series = new HashMap<>();
   private long lastSampleNanos;
   private boolean sampled;
 
-  /** Starts sampling {@code engine}. */
-  StatusSampler(RelayEngine engine) {
+  /** Starts sampling {@code engine} (and the last errors of {@code info}'s sources and WAN status). */
+  StatusSampler(RelayEngine engine, RelayProcessInfo info) {
     this.engine = engine;
+    this.info = info;
     this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "kvrelay-status-sampler");
       t.setDaemon(true);
@@ -44,7 +55,12 @@ final class StatusSampler implements AutoCloseable {
   /** The history of {@code pool} (its serving endpoint, dotted) now: oldest first; empty when never sampled. */
   synchronized History history(String pool) {
     Series s = series.get(pool);
-    return s == null ? History.EMPTY : new History(s.events.values(), s.sequence.values());
+    return s == null ? History.EMPTY : new History(s.events.values(), s.sequence.values(), s.lag.values());
+  }
+
+  /** The recent errors ring this sampler feeds. */
+  RecentErrors errors() {
+    return errors;
   }
 
   private void sampleSafely() {
@@ -57,14 +73,29 @@ final class StatusSampler implements AutoCloseable {
 
   /** One sample at {@code nanos} (monotonic); only the scheduler thread calls it. */
   private void sample(long nanos) {
+    RelayEngineStats stats = engine.stats();
+    long wall = System.currentTimeMillis();
+    Map<KvPoolId, Long> maxLag = new HashMap<>();
+    for (SubscriberLagStats l : stats.hubs().subscribers()) {
+      maxLag.merge(l.pool(), l.sequenceLag(), (x, y) -> Long.compareUnsigned(x, y) >= 0 ? x : y);
+    }
     Map<String, long[]> now = new HashMap<>();
-    for (PoolStats p : engine.stats().pools()) {
+    Set<String> scopes = new HashSet<>();
+    scopes.add(StatusCounters.RELAY);
+    errors.observe(wall, StatusCounters.RELAY, StatusCounters.relay(stats));
+    for (PoolStats p : stats.pools()) {
+      String scope = StatusCounters.poolScope(p);
+      scopes.add(scope);
+      errors.observe(wall, scope, StatusCounters.pool(p));
       PoolActorStats a = p.actor();
       if (a != null) {
-        now.put(p.descriptor().servingEndpoint().dottedName(),
-            new long[] {a.appliedEvents(), a.producer().lastSequence()});
+        now.put(p.descriptor().servingEndpoint().dottedName(), new long[] {a.appliedEvents(),
+            a.producer().lastSequence(), maxLag.getOrDefault(p.descriptor().poolId(), 0L)});
       }
     }
+    errors.retainScopes(scopes);
+    errors.observeMessage(wall, "sources", "lastError", info.sources().get().lastError());
+    errors.observeMessage(wall, "wan", "lastError", info.wan().get().lastError());
     synchronized (this) {
       series.keySet().retainAll(now.keySet());
       for (Map.Entry<String, long[]> e : now.entrySet()) {
@@ -77,7 +108,7 @@ final class StatusSampler implements AutoCloseable {
           }
           series.put(e.getKey(), s);
         }
-        s.add(nanos, e.getValue()[0], e.getValue()[1]);
+        s.add(nanos, e.getValue()[0], e.getValue()[1], e.getValue()[2]);
       }
       lastSampleNanos = nanos;
       sampled = true;
@@ -95,13 +126,20 @@ final class StatusSampler implements AutoCloseable {
    *
    * @param eventsPerSecond applied events per second between consecutive samples
    * @param sequencePerSecond published-sequence advance per second between consecutive samples
+   * @param maxLag the largest subscriber sequence lag of the pool at each sample (0 without subscribers)
    */
-  record History(double[] eventsPerSecond, double[] sequencePerSecond) {
-    static final History EMPTY = new History(new double[0], new double[0]);
+  record History(double[] eventsPerSecond, double[] sequencePerSecond, double[] maxLag) {
+    static final History EMPTY = new History(new double[0], new double[0], new double[0]);
 
     History {
       eventsPerSecond = eventsPerSecond.clone();
       sequencePerSecond = sequencePerSecond.clone();
+      maxLag = maxLag.clone();
+    }
+
+    @Override
+    public double[] maxLag() {
+      return maxLag.clone();
     }
 
     @Override
@@ -129,6 +167,7 @@ final class StatusSampler implements AutoCloseable {
   private static final class Series {
     private final Ring events = new Ring();
     private final Ring sequence = new Ring();
+    private final Ring lag = new Ring();
     private long lastNanos;
     private long lastEvents;
     private long lastSequence;
@@ -141,7 +180,9 @@ final class StatusSampler implements AutoCloseable {
       lastSequence = seq;
     }
 
-    void add(long nanos, long applied, long seq) {
+    void add(long nanos, long applied, long seq, long maxLag) {
+      // u64 lag as a double: exact far beyond any real lag
+      lag.add(maxLag >= 0 ? maxLag : maxLag + 0x1p64);
       if (started && nanos > lastNanos) {
         double secs = (nanos - lastNanos) / 1e9;
         events.add(Math.max(0, applied - lastEvents) / secs);

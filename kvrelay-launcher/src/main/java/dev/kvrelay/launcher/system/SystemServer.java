@@ -33,8 +33,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       all sampled from the engine at scrape time;
  *   <li>{@code /engine/state} — {@code {podUID, mode, connectionRevision, ready, sources}};
  *   <li>{@code /status} — a human status page (server-rendered HTML, 2 s refresh, SVG sparklines) and
- *       {@code /status.json} — the same data as JSON; the sparklines' history is sampled once a second by a daemon
- *       thread this server owns ({@link StatusSampler}), stopped by {@link #close()};
+ *       {@code /status.json} — the same data as JSON; the sparklines' history and the recent-errors ring are sampled
+ *       once a second by a daemon thread this server owns ({@link StatusSampler}), stopped by {@link #close()};
  *   <li>anything else — 404 {@code Route not found}; another method on a known route — 405.
  * </ul>
  *
@@ -82,7 +82,7 @@ public final class SystemServer implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    this.sampler = new StatusSampler(engine);
+    this.sampler = new StatusSampler(engine, info);
     HttpServer created;
     try {
       created = HttpServer.create(new InetSocketAddress(settings.host(), settings.port()), 64);
@@ -199,7 +199,7 @@ public final class SystemServer implements AutoCloseable {
         RelayHealth h = health();
         json(exchange, h.healthy() ? 200 : 503, SystemJson.health(h, uptime()));
       } else if (status) {
-        StatusReport report = StatusReport.read(engine, health(), sampler, uptime());
+        StatusReport report = StatusReport.read(engine, health(), info.mode(), sampler, uptime());
         if (path.equals(STATUS_PATH)) {
           send(exchange, 200, "text/html; charset=utf-8", StatusHtml.render(report));
         } else {

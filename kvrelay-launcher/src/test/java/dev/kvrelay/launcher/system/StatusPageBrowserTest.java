@@ -45,6 +45,9 @@ class StatusPageBrowserTest {
   private static final Pattern POOL_ROW = Pattern.compile(
       "<tr class=\"pool\" data-endpoint=\"" + Pattern.quote(ENDPOINT) + "\">(.*?)</tr>", Pattern.DOTALL);
   private static final Pattern SEQUENCE = Pattern.compile("<td class=\"sequence\">(\\d+)</td>");
+  private static final Pattern LAGGING_ROW = Pattern.compile("<tr class=\"subscriber\" data-pool=\""
+      + Pattern.quote(ENDPOINT) + "\" data-subscriber=\"browser-lagging\">(.*?)</tr>", Pattern.DOTALL);
+  private static final Pattern LAG = Pattern.compile("<td class=\"lag( bad)?\">(\\d+)</td>");
 
   private final InMemoryDiscovery discovery = new InMemoryDiscovery();
   private final InMemoryEventPlane plane = InMemoryEventPlane.create();
@@ -64,8 +67,9 @@ class StatusPageBrowserTest {
       }
       assumeTrue(false, "chromium not installed; test skipped");
     }
+    // a deep subscriber queue: the unread stream stays open (behind) for the whole test instead of ending lagged
     RelayEngineConfig config = RelayEngineConfig.builder().dcId("dc-browser").watchAll(true)
-        .expectedUniqueBlocks(4096).bind("127.0.0.1:5561").build();
+        .expectedUniqueBlocks(4096).bind("127.0.0.1:5561").publicationQueueCapacity(100_000).build();
     engine = RelayEngine.builder().config(config).discovery(discovery).eventPlane(plane).requestPlane(requests)
         .poolThreads(2).build();
     server = SystemServer.start(SystemServerSettings.fromEnvironment(
@@ -93,7 +97,10 @@ class StatusPageBrowserTest {
     discovery.close();
   }
 
-  /** Starts the worker and one thread that owns it: caches a new 2-block prompt every 50 ms, drains the stream. */
+  /**
+   * Starts the worker and one thread that owns it: caches a new 2-block prompt every 50 ms and drains one pool
+   * stream ({@code browser-sub}); a second stream ({@code browser-lagging}) is never read, so it falls behind.
+   */
   private void startFeeding() throws Exception {
     SystemTestWorkers.Worker worker = SystemTestWorkers.start("ns/backend/generate", 7, "llama", discovery, plane,
         requests);
@@ -106,6 +113,8 @@ class StatusPageBrowserTest {
     RelayStream<PoolFrame> stream = engine.subscribePool(pool.poolId(), pool.producer(), "browser-sub")
         .get(DEADLINE_MS, TimeUnit.MILLISECONDS);
     closing.add(stream);
+    closing.add(engine.subscribePool(pool.poolId(), pool.producer(), "browser-lagging")
+        .get(DEADLINE_MS, TimeUnit.MILLISECONDS));
     feeder = new Thread(() -> {
       int base = 0;
       try {
@@ -169,6 +178,16 @@ class StatusPageBrowserTest {
     return Long.parseUnsignedLong(seq.group(1));
   }
 
+  /** The lag the {@code browser-lagging} subscriber row shows in {@code dom}, asserting both subscriber rows. */
+  private static long shownLag(String dom) {
+    assertThat(dom).contains("<tr class=\"subscriber\" data-pool=\"" + ENDPOINT + "\" data-subscriber=\"browser-sub\">");
+    Matcher row = LAGGING_ROW.matcher(dom);
+    assertThat(row.find()).as("browser-lagging subscriber row in the DOM:%n%s", dom).isTrue();
+    Matcher lag = LAG.matcher(row.group(1));
+    assertThat(lag.find()).as("lag cell in %s", row.group(1)).isTrue();
+    return Long.parseLong(lag.group(2));
+  }
+
   @Test
   void chromiumRendersThePoolAndReadinessAndTheSequenceMoves() throws Exception {
     startFeeding();
@@ -179,13 +198,20 @@ class StatusPageBrowserTest {
       dom = chromium(List.of("--dump-dom"));
     }
     assertThat(dom).contains("<h1>kvrelay DC relay <span class=\"dc-name\">dc-browser</span>");
+    assertThat(dom).contains("<h2>Pool subscribers</h2>", "<h2>Load windows</h2>", "<h2>Sources and recovery</h2>",
+        "<h2>Plugin connections</h2>", "<h2>Recent errors</h2>");
     long first = shownSequence(dom);
+    long firstLag = shownLag(dom);
     long second = first;
-    while (second == first) {
-      assertThat(System.nanoTime()).as("sequence %s changed in time", first).isLessThan(deadline);
-      second = shownSequence(chromium(List.of("--dump-dom")));
+    long secondLag = firstLag;
+    while (second == first || secondLag == 0) {
+      assertThat(System.nanoTime()).as("sequence %s changed and a lag shown in time", first).isLessThan(deadline);
+      String next = chromium(List.of("--dump-dom"));
+      second = shownSequence(next);
+      secondLag = shownLag(next);
     }
     assertThat(Long.compareUnsigned(second, first)).as("sequence %s then %s", first, second).isPositive();
+    assertThat(secondLag).as("the unread subscriber's lag").isPositive();
 
     Path png = Path.of("target", "status.png").toAbsolutePath();
     Files.createDirectories(png.getParent());

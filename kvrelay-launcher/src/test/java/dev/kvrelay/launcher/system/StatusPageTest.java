@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kvrelay.api.DynamoEndpointId;
+import dev.kvrelay.api.EventScope;
 import dev.kvrelay.api.WorkerRole;
 import dev.kvrelay.engine.PoolStats;
 import dev.kvrelay.engine.RelayEngine;
 import dev.kvrelay.engine.RelayEngineConfig;
 import dev.kvrelay.engine.RelayEngineStats;
+import dev.kvrelay.engine.stats.EventPlaneFaultKind;
+import dev.kvrelay.engine.stats.SubscriberLagStats;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wan.PoolFrame;
 import dev.kvrelay.engine.wan.RelayStream;
@@ -16,6 +20,7 @@ import dev.kvrelay.engine.wan.TopologyEntry;
 import dev.kvrelay.launcher.SystemTestWorkers;
 import dev.kvrelay.launcher.health.WanStatus;
 import dev.kvrelay.spi.discovery.InMemoryDiscovery;
+import dev.kvrelay.spi.eventplane.EventTopics;
 import dev.kvrelay.spi.eventplane.InMemoryEventPlane;
 import dev.kvrelay.spi.eventplane.InMemoryRequestPlane;
 import java.net.URI;
@@ -216,5 +221,212 @@ class StatusPageTest {
     HttpRequest post = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/status"))
         .POST(HttpRequest.BodyPublishers.noBody()).build();
     assertThat(http.send(post, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(405);
+  }
+
+  /** The subscriber rows of {@code s} for {@code pool}, by subscriber id. */
+  private static Map<String, SubscriberLagStats> lagOf(RelayEngineStats s, KvPoolDescriptor pool) {
+    Map<String, SubscriberLagStats> out = new java.util.TreeMap<>();
+    for (SubscriberLagStats l : s.hubs().subscribers()) {
+      if (l.pool().equals(pool.poolId())) {
+        out.put(l.subscriberId(), l);
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void subscriberRowsShowTheLagTheEngineReportsAndTheLagSparklineFollowsIt() throws Exception {
+    SystemTestWorkers.Worker worker = SystemTestWorkers.start("ns/backend/generate", 7, "llama", discovery, plane,
+        requests);
+    await("pool in catalog", () -> engine.catalog().pools().size() == 1);
+    KvPoolDescriptor pool = engine.catalog().pools().get(0);
+    RelayStream<PoolFrame> lagging = engine.subscribePool(pool.poolId(), pool.producer(), "sub-lagging")
+        .get(DEADLINE_MS, TimeUnit.MILLISECONDS);
+    closing.add(lagging);
+    RelayStream<PoolFrame> keeping = engine.subscribePool(pool.poolId(), pool.producer(), "sub-keeping")
+        .get(DEADLINE_MS, TimeUnit.MILLISECONDS);
+    closing.add(keeping);
+    for (int i = 1; i <= 4; i++) {
+      // one block at a time, each applied before the next: one delta each
+      assertThat(worker.cache(tokens(1, 10_000 * i))).isEqualTo(1);
+      int blocks = i;
+      await(blocks + " blocks resident", () -> resident(engine.stats()) == blocks);
+    }
+    await("sub-lagging ≥ 3 deltas behind", () -> {
+      SubscriberLagStats l = lagOf(engine.stats(), pool).get("sub-lagging");
+      return l != null && l.sequenceLag() >= 3;
+    });
+    engine.sync().get(DEADLINE_MS, TimeUnit.MILLISECONDS);
+    while (keeping.poll() != null) {
+      // sub-keeping takes everything queued so far
+    }
+
+    // Read the engine before and after the page: when both reads agree, the page must show exactly that.
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS);
+    JsonNode j;
+    Map<String, SubscriberLagStats> before;
+    while (true) {
+      before = lagOf(engine.stats(), pool);
+      j = statusJson();
+      if (before.equals(lagOf(engine.stats(), pool))) {
+        break;
+      }
+      assertThat(System.nanoTime()).as("two equal reads around the page in time").isLessThan(deadline);
+    }
+    assertThat(before).containsOnlyKeys("sub-keeping", "sub-lagging");
+    JsonNode p = j.get("pools").get(0);
+    JsonNode subs = p.get("subscribers");
+    assertThat(subs).hasSize(2);
+    assertThat(subs.get(0).get("subscriberId").asText()).isEqualTo("sub-keeping");
+    assertThat(subs.get(1).get("subscriberId").asText()).isEqualTo("sub-lagging");
+    for (JsonNode row : subs) {
+      SubscriberLagStats l = before.get(row.get("subscriberId").asText());
+      assertThat(row.get("stream").asText()).isEqualTo(l.stream()).isEqualTo("pool");
+      assertThat(row.get("sequenceLag").asText()).isEqualTo(Long.toUnsignedString(l.sequenceLag()));
+      assertThat(row.get("queuedFrames").asInt()).isEqualTo(l.queuedFrames());
+      assertThat(row.get("queuedBytes").asLong()).isEqualTo(l.queuedBytes());
+      assertThat(row.get("publishedSequence").asText()).isEqualTo(Long.toUnsignedString(l.publishedSequence()));
+      assertThat(row.get("deliveredSequence").asText()).isEqualTo(Long.toUnsignedString(l.deliveredSequence()));
+      assertThat(row.get("pendingSnapshotChunks").asInt()).isEqualTo(l.pendingSnapshotChunks());
+      assertThat(row.get("connectedSinceMicros").asLong()).isEqualTo(l.connectedSinceMicros());
+    }
+    long lag = before.get("sub-lagging").sequenceLag();
+    assertThat(lag).isGreaterThanOrEqualTo(3);
+    assertThat(before.get("sub-keeping").sequenceLag()).isLessThan(lag);
+    assertThat(p.get("maxLag").asLong()).isEqualTo(lag);
+    assertThat(j.get("unattachedSubscribers")).isEmpty();
+    assertThat(p.get("sources").isNull()).as("per-source recovery: not exposed by this engine build").isTrue();
+
+    String html = get(SystemServer.STATUS_PATH).body();
+    assertThat(html).contains("<tr class=\"subscriber\" data-pool=\"ns.backend.generate\" data-subscriber=\""
+        + "sub-lagging\">");
+
+    // The sampler's lag series reaches the lag, then falls to 0 once the subscriber took everything.
+    await("a max-lag sample ≥ " + lag, () -> max(history("maxLag")) >= lag);
+    while (lagging.poll() != null) {
+      // drained
+    }
+    await("sub-lagging caught up", () -> lagOf(engine.stats(), pool).get("sub-lagging").sequenceLag() == 0);
+    await("the latest max-lag sample is 0", () -> last(history("maxLag")) == 0);
+  }
+
+  private double[] history(String series) {
+    try {
+      JsonNode h = statusJson().get("pools").get(0).get("history").get(series);
+      double[] out = new double[h.size()];
+      for (int i = 0; i < out.length; i++) {
+        out[i] = h.get(i).asDouble();
+      }
+      return out;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static double max(double[] values) {
+    double m = -1;
+    for (double v : values) {
+      m = Math.max(m, v);
+    }
+    return m;
+  }
+
+  private static double last(double[] values) {
+    return values.length == 0 ? -1 : values[values.length - 1];
+  }
+
+  @Test
+  void loadWindowsAndPluginConnectionsMatchTheEnginesCounters() throws Exception {
+    SystemTestWorkers.start("ns/backend/generate", 7, "llama", discovery, plane, requests);
+    await("pool in catalog", () -> engine.catalog().pools().size() == 1);
+    await("the pool's recovery queried the worker", () -> !engine.stats().pools().isEmpty()
+        && engine.stats().pools().get(0).recovery().queries() > 0);
+    engine.sync().get(DEADLINE_MS, TimeUnit.MILLISECONDS);
+
+    RelayEngineStats a = engine.stats();
+    JsonNode j = statusJson();
+    RelayEngineStats b = engine.stats();
+    JsonNode load = j.get("load");
+    assertThat(load.get("windowsPublished").asLong()).isBetween(a.streams().loadUpdates(),
+        b.streams().loadUpdates());
+    assertThat(load.get("servingWindowsPublished").asLong()).isBetween(a.streams().servingLoadUpdates(),
+        b.streams().servingLoadUpdates());
+    assertThat(load.get("degradedCoveragePools").asInt()).isBetween(
+        Math.min(a.streams().degradedLoadCoveragePools(), b.streams().degradedLoadCoveragePools()),
+        Math.max(a.streams().degradedLoadCoveragePools(), b.streams().degradedLoadCoveragePools()));
+    assertThat(load.get("catalogPools").asInt()).isEqualTo(engine.catalog().pools().size()).isEqualTo(1);
+    assertThat(load.get("observations").asLong()).isBetween(a.loadObservations(), b.loadObservations());
+    assertThat(load.get("rejected").asLong()).isBetween(a.loadRejected(), b.loadRejected());
+    assertThat(load.get("subscribers").asInt()).isEqualTo(b.streams().load().subscribers()).isZero();
+    assertThat(j.get("pools").get(0).get("load").get("streamClears").asLong())
+        .isEqualTo(b.pools().get(0).load().streamClears());
+
+    Map<String, JsonNode> rows = new java.util.LinkedHashMap<>();
+    j.get("connections").forEach(c -> rows.put(c.get("plugin").asText() + "|" + c.get("scope").asText(), c));
+    assertThat(rows).containsOnlyKeys("discovery|relay", "event plane|relay", "event plane|ns.backend.generate",
+        "request plane|relay", "WAN gRPC|relay");
+    JsonNode relayPlane = rows.get("event plane|relay");
+    assertThat(relayPlane.get("state").asText()).isEqualTo("CONNECTED");
+    assertThat(relayPlane.get("counters").get("disconnected").asLong())
+        .isEqualTo(b.eventPlaneFaults(EventPlaneFaultKind.DISCONNECTED));
+    assertThat(relayPlane.get("counters").get("newPublishers").asLong())
+        .isBetween(a.eventPlaneFaults(EventPlaneFaultKind.NEW_PUBLISHER),
+            b.eventPlaneFaults(EventPlaneFaultKind.NEW_PUBLISHER));
+    assertThat(relayPlane.get("counters").get("decodeErrors").asLong()).isEqualTo(b.eventDecodeErrors());
+    JsonNode requestPlane = rows.get("request plane|relay");
+    assertThat(requestPlane.get("counters").get("queries").asLong())
+        .isBetween(a.pools().get(0).recovery().queries(), b.pools().get(0).recovery().queries()).isPositive();
+    JsonNode discoveryRow = rows.get("discovery|relay");
+    assertThat(discoveryRow.get("counters").get("reconciles").asLong()).isBetween(a.reconciles(), b.reconciles());
+    assertThat(discoveryRow.get("detail").asText()).isEqualTo("mode discovery");
+    assertThat(rows.get("WAN gRPC|relay").get("state").asText()).isEqualTo("DISABLED");
+    assertThat(get(SystemServer.STATUS_PATH).body()).contains("<tr class=\"connection\" data-plugin=\"event plane\">")
+        .contains("<dd class=\"load-coverage\">");
+  }
+
+  @Test
+  void anUndecodableEventShowsInRecentErrorsWithItsTime() throws Exception {
+    SystemTestWorkers.start("ns/backend/generate", 7, "llama", discovery, plane, requests);
+    await("pool in catalog", () -> engine.catalog().pools().size() == 1);
+    await("the status page saw the pool", () -> {
+      try {
+        return statusJson().get("pools").size() == 1;
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    assertThat(engine.stats().eventDecodeErrors()).isZero();
+    long before = System.currentTimeMillis();
+    plane.publisher(new EventScope.Endpoint(new DynamoEndpointId("ns", "backend", "generate")),
+        EventTopics.KV_EVENTS, 99).publishRaw(new byte[] {(byte) 0xc1, 0x00, 0x7f});
+    await("one decode error counted", () -> engine.stats().eventDecodeErrors() == 1);
+
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS);
+    JsonNode entry = null;
+    JsonNode recent = null;
+    while (entry == null) {
+      assertThat(System.nanoTime()).as("the decode error in recentErrors in time").isLessThan(deadline);
+      recent = statusJson().get("recentErrors");
+      for (JsonNode e : recent.get("entries")) {
+        if (e.get("what").asText().equals("eventDecodeErrors")) {
+          entry = e;
+        }
+      }
+      Thread.sleep(20);
+    }
+    long after = System.currentTimeMillis();
+    assertThat(entry.get("scope").asText()).isEqualTo("relay");
+    assertThat(entry.get("increase").asLong()).isEqualTo(1);
+    assertThat(entry.get("total").asLong()).isEqualTo(engine.stats().eventDecodeErrors()).isEqualTo(1);
+    assertThat(entry.get("atMillis").asLong()).isBetween(before, after);
+    assertThat(java.time.Instant.parse(entry.get("at").asText()).toEpochMilli())
+        .isEqualTo(entry.get("atMillis").asLong());
+    assertThat(entry.get("message").isNull()).isTrue();
+    assertThat(recent.get("capacity").asInt()).isEqualTo(RecentErrors.CAPACITY);
+    assertThat(recent.get("recorded").asLong()).isGreaterThanOrEqualTo(recent.get("entries").size());
+    assertThat(recent.get("dropped").asLong()).isZero();
+    assertThat(statusJson().get("errors").get("eventDecodeErrors").asLong()).isEqualTo(1);
+    assertThat(get(SystemServer.STATUS_PATH).body()).contains("<td class=\"what t\">eventDecodeErrors</td>"
+        + "<td class=\"increase\">+1</td>");
   }
 }

@@ -1,0 +1,101 @@
+package dev.kvrelay.launcher.system;
+
+import dev.kvrelay.engine.PoolStats;
+import dev.kvrelay.engine.RelayEngineStats;
+import dev.kvrelay.engine.stats.EventPlaneFaultKind;
+import dev.kvrelay.engine.stats.HubRegistryStats;
+import dev.kvrelay.engine.stats.LoadCounters;
+import dev.kvrelay.engine.stats.PoolActorStats;
+import dev.kvrelay.engine.stats.RecoveryStats;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Thread-safe (stateless): the error and warning counters the status page shows and its {@link RecentErrors} ring
+ * watches, named once here so the page's counters and the ring's entries are one computation from one
+ * {@code engine.stats()} read.
+ */
+final class StatusCounters {
+  /** The relay-wide scope's name in {@link RecentErrors}. */
+  static final String RELAY = "relay";
+
+  private StatusCounters() {}
+
+  /** Relay-wide error counters, zeros included, in a fixed order. */
+  static Map<String, Long> relay(RelayEngineStats s) {
+    HubRegistryStats h = s.hubs();
+    Map<String, Long> errors = new LinkedHashMap<>();
+    errors.put("poolStartFailures", s.poolStartFailures());
+    errors.put("fencedRetirements", s.fencedRetirements());
+    errors.put("sourceFaults", s.sourceFaults());
+    errors.put("rejectedSources", s.rejectedSources());
+    errors.put("hubFaults", s.hubFaults());
+    errors.put("discoveryErrors", s.discoveryErrors());
+    errors.put("discoveryDecodeErrors", s.discoveryDecodeErrors());
+    errors.put("eventDecodeErrors", s.eventDecodeErrors());
+    errors.put("loadRejected", s.loadRejected());
+    errors.put("unexpectedMessages", s.unexpectedMessages());
+    errors.put("channelErrors", s.channelErrors());
+    errors.put("faultQueueOverflows", s.faultQueueOverflows());
+    errors.put("loadPublishErrors", s.loadPublishErrors());
+    errors.put("hubInitFailures", h.initFailures());
+    errors.put("subscribersLagged", h.lagged());
+    errors.put("snapshotProgressTimeouts", h.progressTimeouts());
+    errors.put("eventPlaneDisconnects", s.eventPlaneFaults(EventPlaneFaultKind.DISCONNECTED));
+    errors.put("eventPlaneReconnects", s.eventPlaneFaults(EventPlaneFaultKind.RECONNECTED));
+    errors.put("eventPlaneMessagesDropped", s.eventPlaneFaults(EventPlaneFaultKind.MESSAGES_DROPPED));
+    errors.put("eventPlaneSequenceGaps", s.eventPlaneFaults(EventPlaneFaultKind.SEQUENCE_GAP));
+    errors.put("eventPlaneSequenceRegressions", s.eventPlaneFaults(EventPlaneFaultKind.SEQUENCE_REGRESSION));
+    return errors;
+  }
+
+  /** One pool generation's warning counters (drops, omissions, gaps, resets, plane faults), in a fixed order. */
+  static Map<String, Long> pool(PoolStats p) {
+    Map<String, Long> w = new LinkedHashMap<>();
+    PoolActorStats a = p.actor();
+    if (a != null) {
+      w.put("capacityOmissions", a.capacityOmissions());
+      w.put("mailboxFull", a.mailboxFull());
+      w.put("permitsExhausted", a.permitsExhausted());
+      w.put("parentNotFound", a.producer().parentNotFound());
+      w.put("invalidBlockSequence", a.producer().invalidBlockSequence());
+      w.put("ownershipOverflows", a.producer().ownershipOverflows());
+      w.put("unknownRemovals", a.producer().unknownRemovals());
+    }
+    RecoveryStats r = p.recovery();
+    w.put("recovery.gaps", r.gaps());
+    w.put("recovery.timeouts", r.timeouts());
+    w.put("recovery.exhausted", r.exhausted());
+    w.put("recovery.lifecycleResets", r.lifecycleResets());
+    w.put("recovery.liveOnlyResets", r.liveOnlyResets());
+    w.put("recovery.degradedResets", r.degradedResets());
+    w.put("recovery.resyncs", r.resyncs());
+    w.put("recovery.bufferOverflows", r.bufferOverflows());
+    w.put("recovery.inboxOverflows", r.inboxOverflows());
+    w.put("recovery.unknownPublisher", r.unknownPublisher());
+    w.put("recovery.memberMismatch", r.memberMismatch());
+    w.put("recovery.rejectedSourceEvents", r.rejectedSourceEvents());
+    w.put("recovery.invalidTreeDumps", r.invalidTreeDumps());
+    w.put("recovery.submitRejected", r.submitRejected());
+    w.put("plane.disconnected", r.planeFaults(EventPlaneFaultKind.DISCONNECTED));
+    w.put("plane.reconnected", r.planeFaults(EventPlaneFaultKind.RECONNECTED));
+    w.put("plane.messagesDropped", r.planeFaults(EventPlaneFaultKind.MESSAGES_DROPPED));
+    w.put("plane.sequenceRegressions", r.planeFaults(EventPlaneFaultKind.SEQUENCE_REGRESSION));
+    LoadCounters l = p.load();
+    w.put("load.gaps", l.gaps());
+    w.put("load.unknownRank", l.unknownRank());
+    w.put("load.discardedAboveCapacity", l.discardedAboveCapacity());
+    w.put("load.invalidRefreshes", l.invalidRefreshes());
+    w.put("load.schedulerListingFailures", l.schedulerListingFailures());
+    return w;
+  }
+
+  /**
+   * The {@link RecentErrors} scope of one pool generation: its serving endpoint and layout generation (u64), so a
+   * new generation of the same endpoint starts from zero.
+   */
+  static String poolScope(PoolStats p) {
+    return p.descriptor().servingEndpoint().dottedName() + " gen "
+        + Long.toUnsignedString(p.descriptor().producer().layoutGeneration());
+  }
+}
