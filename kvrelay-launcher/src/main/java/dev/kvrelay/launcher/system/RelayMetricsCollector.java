@@ -217,6 +217,8 @@ final class RelayMetricsCollector implements MultiCollector {
       f.counter(OWN + "pool_ingest_dropped", "", r.discarded(), "pool", p, "reason", "discarded_by_reset");
       f.counter(OWN + "pool_ingested", "Live or recovered events handed to the pool actor", r.applied(), "pool", p);
       f.counter(OWN + "pool_gaps", "Sequence gaps that started a recovery", r.gaps(), "pool", p);
+      f.counter(OWN + "pool_backpressure_waits", "Delivery-thread waits for room in the pool's full inbox",
+          r.backpressureWaits(), "pool", p);
       f.counter(OWN + "pool_recovery_attempts", "Recovery queries, by outcome", r.replacements(),
           "pool", p, "outcome", "replaced");
       for (QueryFailureKind kind : QueryFailureKind.values()) {

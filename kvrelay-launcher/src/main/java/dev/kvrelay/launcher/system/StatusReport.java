@@ -384,13 +384,14 @@ record StatusReport(
     return Long.compareUnsigned(disconnects, reconnects) > 0 ? "DISCONNECTED" : "CONNECTED";
   }
 
-  /**
-   * The pool's per-source recovery state: null in this build, whose engine does not expose it yet. Once
-   * {@code RecoveryStats.sources()} exists this maps each of its entries to a {@link Source}; the page and the
-   * JSON show them without further change.
-   */
+  /** The pool's per-source recovery state, one {@link Source} per entry of {@code RecoveryStats.sources()}. */
   static @Nullable List<Source> sources(RecoveryStats r) {
-    return null;
+    List<Source> out = new ArrayList<>(r.sources().size());
+    for (dev.kvrelay.engine.stats.SourceRecoveryStats s : r.sources()) {
+      out.add(new Source(s.workerId(), s.dpRank(), s.publisherId(), s.state().name(), s.recoverable(), s.suspect(),
+          s.lastEventAgeMs(), s.resets(), s.bufferedEvents()));
+    }
+    return List.copyOf(out);
   }
 
   private static Pool pool(PoolStats p, List<Subscriber> unsorted, StatusSampler sampler) {
@@ -416,6 +417,8 @@ record StatusReport(
     recovery.put("exhausted", r.exhausted());
     recovery.put("bufferOverflows", r.bufferOverflows());
     recovery.put("inboxOverflows", r.inboxOverflows());
+    recovery.put("backpressureWaits", r.backpressureWaits());
+    recovery.put("submitRejected", r.submitRejected());
     recovery.put("stale", r.stale());
     recovery.put("discarded", r.discarded());
     recovery.put("suspectSources", r.suspectSources());

@@ -295,7 +295,20 @@ class StatusPageTest {
     assertThat(before.get("sub-keeping").sequenceLag()).isLessThan(lag);
     assertThat(p.get("maxLag").asLong()).isEqualTo(lag);
     assertThat(j.get("unattachedSubscribers")).isEmpty();
-    assertThat(p.get("sources").isNull()).as("per-source recovery: not exposed by this engine build").isTrue();
+    // Per-source recovery rows: the engine's own sources (identity and state; the age moves between reads).
+    java.util.List<dev.kvrelay.engine.stats.SourceRecoveryStats> sources =
+        engine.stats().pools().get(0).recovery().sources();
+    assertThat(sources).isNotEmpty();
+    JsonNode rows = p.get("sources");
+    assertThat(rows).hasSize(sources.size());
+    for (int i = 0; i < sources.size(); i++) {
+      dev.kvrelay.engine.stats.SourceRecoveryStats s = sources.get(i);
+      assertThat(rows.get(i).get("workerId").asText()).isIn(Long.toUnsignedString(s.workerId()),
+          Long.toString(s.workerId()));
+      assertThat(rows.get(i).get("dpRank").asInt()).isEqualTo(s.dpRank());
+      assertThat(rows.get(i).get("state").asText()).isEqualTo(s.state().name()).isEqualTo("LIVE");
+      assertThat(rows.get(i).get("lastEventAgeMs").asLong()).isNotNegative();
+    }
 
     String html = get(SystemServer.STATUS_PATH).body();
     assertThat(html).contains("<tr class=\"subscriber\" data-pool=\"ns.backend.generate\" data-subscriber=\""
