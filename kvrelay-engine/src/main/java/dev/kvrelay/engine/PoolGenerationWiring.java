@@ -94,7 +94,7 @@ final class PoolGenerationWiring {
     HubSlot hub = parts.hubs().attach(poolId, producer, config.ckfFormat(), link);
     PoolActor actor = PoolActor.start(ckf, parts.actorConfig(), parts.actorScheduler(), hub, link);
     link.actor = actor;
-    PoolRecovery recovery = new PoolRecovery(poolId, parts.recoverySettings(), PoolRuntime.sink(actor),
+    PoolRecovery recovery = new PoolRecovery(poolId, parts.recoverySettings(), dev.kvrelay.engine.recovery.PoolCommandSink.of(actor),
         parts.requestPlane(), parts.recoveryPermits(), parts.actorScheduler(), nanoTime);
     PoolLoadAggregator load = new PoolLoadAggregator(loadSettings);
     PoolRuntime runtime = new PoolRuntime(slotIncarnation, binding, descriptor, actor, recovery, hub, load);

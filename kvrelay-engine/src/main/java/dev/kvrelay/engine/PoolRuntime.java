@@ -123,19 +123,4 @@ final class PoolRuntime {
         .forExpectedBlocks(config.expectedUniqueBlocks())
         .withPublishEveryNEvents(config.publicationThreshold()));
   }
-
-  /** The recovery's sink for {@code actor}: its submissions and its backpressure ({@link PoolActor#roomFor}). */
-  static dev.kvrelay.engine.recovery.PoolCommandSink sink(PoolActor actor) {
-    return new dev.kvrelay.engine.recovery.PoolCommandSink() {
-      @Override
-      public dev.kvrelay.engine.actor.SubmitResult submit(dev.kvrelay.engine.actor.PoolCommand command) {
-        return actor.submit(command);
-      }
-
-      @Override
-      public boolean roomFor(dev.kvrelay.spi.eventplane.RouterEvent event, Runnable onRoom) {
-        return actor.roomFor(event, onRoom);
-      }
-    };
-  }
 }

@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.recovery;
 
+import dev.kvrelay.engine.actor.PoolActor;
 import dev.kvrelay.engine.actor.PoolCommand;
 import dev.kvrelay.engine.actor.SubmitResult;
 import dev.kvrelay.spi.eventplane.RouterEvent;
@@ -20,5 +21,20 @@ public interface PoolCommandSink {
    */
   default boolean roomFor(RouterEvent event, Runnable onRoom) {
     return true;
+  }
+
+  /** The sink of the pool actor {@code actor}: its submissions and its backpressure ({@link PoolActor#roomFor}). */
+  static PoolCommandSink of(PoolActor actor) {
+    return new PoolCommandSink() {
+      @Override
+      public SubmitResult submit(PoolCommand command) {
+        return actor.submit(command);
+      }
+
+      @Override
+      public boolean roomFor(RouterEvent event, Runnable onRoom) {
+        return actor.roomFor(event, onRoom);
+      }
+    };
   }
 }

@@ -66,17 +66,7 @@ class PoolRecoveryBackpressureTest {
       CkfProducer producer = CkfProducer.create(ActorHarness.config());
       PoolActor actor = PoolActor.start(producer, PoolActorConfig.DEFAULTS, new ExecutorActorScheduler(actorExec),
           p -> true, f -> { });
-      PoolCommandSink sink = new PoolCommandSink() {
-        @Override
-        public SubmitResult submit(PoolCommand command) {
-          return actor.submit(command);
-        }
-
-        @Override
-        public boolean roomFor(RouterEvent event, Runnable onRoom) {
-          return actor.roomFor(event, onRoom);
-        }
-      };
+      PoolCommandSink sink = PoolCommandSink.of(actor);
       PoolRecovery recovery = new PoolRecovery(RecoveryFixture.POOL, RecoverySettings.DEFAULTS, sink, null,
           new Semaphore(16), new ExecutorActorScheduler(recoveryExec), System::nanoTime, TimeUnit.SECONDS.toNanos(30));
       recovery.updateSources(List.of(RecoveryFixture.liveOnly(M, PUBLISHER)));

@@ -59,17 +59,7 @@ class PoolRecoveryHeldEventsTest {
       CkfProducer producer = CkfProducer.create(ActorHarness.config());
       PoolActorConfig small = new PoolActorConfig(16, 65_536, PoolActorConfig.DEFAULTS.publicationDelayNanos());
       PoolActor actor = PoolActor.start(producer, small, new ExecutorActorScheduler(actorExec), p -> true, f -> { });
-      PoolCommandSink sink = new PoolCommandSink() {
-        @Override
-        public SubmitResult submit(PoolCommand command) {
-          return actor.submit(command);
-        }
-
-        @Override
-        public boolean roomFor(RouterEvent event, Runnable onRoom) {
-          return actor.roomFor(event, onRoom);
-        }
-      };
+      PoolCommandSink sink = PoolCommandSink.of(actor);
       // The worker answers from its state when asked (after its first event), but the answer travels until every
       // later event was delivered, so all of them are buffered and replayed at once.
       RequestPlaneClient requests = new RequestPlaneClient() {
