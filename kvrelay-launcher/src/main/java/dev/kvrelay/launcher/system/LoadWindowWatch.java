@@ -1,5 +1,6 @@
 package dev.kvrelay.launcher.system;
 
+import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
 import dev.kvrelay.engine.wan.RelayStream;
 import java.lang.System.Logger.Level;
@@ -92,7 +93,9 @@ final class LoadWindowWatch<T> implements AutoCloseable {
         failing = false;
       } catch (RelayException e) {
         if (!failing) {
-          LOG.log(Level.WARNING, "status page: opening load watch " + subscriberId + " failed: " + e.getMessage());
+          // a closed engine refuses with PUBLICATION_UNAVAILABLE: the normal end of a relay, not a warning
+          LOG.log(e.reason() == RelayErrorReason.PUBLICATION_UNAVAILABLE ? Level.INFO : Level.WARNING,
+              "status page: opening load watch " + subscriberId + " failed: " + e.getMessage());
         }
         failing = true;
         state = new State(subscriberId, false, s.opened(), s.ended(), s.openFailures() + 1, s.windows(),
