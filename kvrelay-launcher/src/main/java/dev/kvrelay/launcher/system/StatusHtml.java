@@ -5,22 +5,25 @@ import com.google.common.html.HtmlEscapers;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Thread-safe (stateless): the {@code /status} page — server-rendered HTML with inline CSS, a 2 s meta refresh and
  * inline SVG sparklines; no script, no external resource. Every text taken from the report is HTML-escaped (Guava's
  * {@code HtmlEscapers}). Sections, in order: identity, pools, pool subscribers with their lag, readiness, recent
- * errors, plugin connections, load windows, sources and recovery, error counters. Rows carry stable classes
- * ({@code pool}, {@code subscriber}, {@code readiness}, {@code connection}, {@code recent-error}, …) and cells
- * stable classes ({@code endpoint}, {@code sequence}, {@code lag}, {@code model}, …) so tools and tests can read
- * the DOM.
+ * errors, plugin connections, load windows (relay-wide counters, then per pool the coverage of the latest
+ * pool-load window the page's own watch took, and the latest serving-load window per pool and model), sources and
+ * recovery, error counters. Rows carry stable classes ({@code pool}, {@code subscriber}, {@code readiness},
+ * {@code connection}, {@code recent-error}, {@code pool-load}, {@code serving-pool}, {@code serving-model}, …) and
+ * cells stable classes ({@code endpoint}, {@code sequence}, {@code lag}, {@code model}, {@code coverage},
+ * {@code ranks}, {@code kv-blocks}, …) so tools and tests can read the DOM.
  */
 final class StatusHtml {
   private static final Escaper ESCAPE = HtmlEscapers.htmlEscaper();
   /** The page's refresh period in seconds. */
   static final int REFRESH_SECONDS = 2;
   private static final String CSS = "body{font:14px system-ui,sans-serif;margin:16px;color:#222;background:#fafafa}"
-      + "h1{font-size:20px;margin:0 0 8px}h2{font-size:16px;margin:18px 0 6px}"
+      + "h1{font-size:20px;margin:0 0 8px}h2{font-size:16px;margin:18px 0 6px}h3{font-size:14px;margin:10px 0 4px}"
       + "table{border-collapse:collapse;background:#fff;font-size:13px}th,td{border:1px solid #ccc;padding:3px 6px;"
       + "text-align:right;vertical-align:top}th{background:#e8eef5}td.t{text-align:left}"
       + ".ok{color:#176b2c;font-weight:600}.bad{color:#b00020;font-weight:600}"
@@ -174,14 +177,99 @@ final class StatusHtml {
     dt(h, "publisher errors", "load-publish-errors", Long.toString(l.publishErrors()));
     dt(h, "load subscribers (pool / serving)", "load-subscribers",
         l.subscribers() + " / " + l.servingSubscribers());
-    h.append("</dl><table id=\"pool-load\">");
-    for (StatusReport.Pool p : r.pools()) {
-      h.append("<tr class=\"pool-load\"><td class=\"t\">").append(e(p.endpoint())).append("</td><td class=\"c\">");
-      counters(h, p.load());
-      h.append("</td></tr>");
+    h.append("</dl>");
+    StatusLoadWindows w = r.loadWindows();
+    StatusLoadWindows.PoolWindow pw = w.pool();
+    h.append("<h3>Pool load window</h3><p class=\"load-window\">");
+    if (pw == null) {
+      h.append("no window taken yet");
+    } else {
+      h.append("window <span class=\"load-window-sequence\">").append(Long.toUnsignedString(pw.windowSequence()))
+          .append("</span> of ").append(Long.toUnsignedString(pw.windowMs())).append(" ms, built ")
+          .append(time(pw.observedMs())).append(", age <span class=\"load-window-age\">").append(pw.ageMs())
+          .append("</span> ms");
     }
-    h.append("</table><p><small>Per-pool coverage (observed / expected ranks) is carried by the published window"
-        + " only; the engine's stats give the count of degraded pools.</small></p>");
+    h.append("</p><table id=\"pool-load\"><tr><th>pool</th><th>coverage</th><th>ranks (observed / expected)</th>"
+        + "<th>kv blocks (used / total)</th><th>generation</th><th>load counters</th></tr>");
+    Map<String, StatusLoadWindows.PoolCoverage> coverage = new java.util.HashMap<>();
+    if (pw != null) {
+      pw.pools().forEach(c -> coverage.put(c.endpoint(), c));
+    }
+    java.util.Set<String> shown = new java.util.HashSet<>();
+    for (StatusReport.Pool p : r.pools()) {
+      shown.add(p.endpoint());
+      poolLoad(h, p.endpoint(), coverage.get(p.endpoint()), p.load());
+    }
+    if (pw != null) {
+      for (StatusLoadWindows.PoolCoverage c : pw.pools()) {
+        if (!shown.contains(c.endpoint())) {
+          poolLoad(h, c.endpoint(), c, null);
+        }
+      }
+    }
+    h.append("</table>");
+    StatusLoadWindows.ServingWindow sw = w.serving();
+    h.append("<h3>Serving load window</h3><p class=\"serving-window\">");
+    if (sw == null) {
+      h.append("no window taken yet</p>");
+    } else {
+      h.append("window <span class=\"serving-window-sequence\">").append(Long.toUnsignedString(sw.windowSequence()))
+          .append("</span>, age ").append(sw.ageMs()).append(" ms</p><table id=\"serving-load\"><tr><th>pool /"
+              + " model</th><th>status</th><th>detail</th></tr>");
+      for (StatusLoadWindows.ServingPool x : sw.pools()) {
+        h.append("<tr class=\"serving-pool\" data-endpoint=\"").append(e(x.endpoint())).append("\">");
+        td(h, "endpoint t", x.endpoint());
+        td(h, "status t" + (x.status().equals("COMPLETE") ? " ok" : " bad"), x.status());
+        td(h, "detail t", "prefill tokens " + opt(x.activePrefillTokens()) + ", decode blocks "
+            + opt(x.activeDecodeBlocks()) + ", live workers " + opt(x.liveWorkers()));
+        h.append("</tr>");
+      }
+      for (StatusLoadWindows.ServingModel m : sw.models()) {
+        h.append("<tr class=\"serving-model\" data-model=\"").append(e(m.model())).append("\">");
+        td(h, "model t", m.namespace() + " / " + m.model());
+        td(h, "status t" + (m.status().equals("COMPLETE") ? " ok" : " bad"), m.status());
+        td(h, "detail t", "frontends " + Long.toUnsignedString(m.observedFrontends()) + " / "
+            + Long.toUnsignedString(m.expectedFrontends()) + ", serving pools " + m.servingPools());
+        h.append("</tr>");
+      }
+      h.append("</table>");
+    }
+    h.append("<p><small>Coverage comes from the latest windows taken by the page's own watches, subscriber id <b>")
+        .append(e(w.poolWatch().subscriberId())).append("</b> on the pool-load and serving-load streams: they are"
+            + " real subscribers and count in the load subscriber limits and gauges above. Watch restarts (pool /"
+            + " serving): <span class=\"load-watch-restarts\">").append(w.poolWatch().ended()).append(" / ")
+        .append(w.servingWatch().ended()).append("</span>, open failures ").append(w.poolWatch().openFailures())
+        .append(" / ").append(w.servingWatch().openFailures());
+    if (w.poolWatch().lastEnd() != null) {
+      h.append(", last pool watch end ").append(e(w.poolWatch().lastEnd()));
+    }
+    h.append(".</small></p>");
+  }
+
+  private static void poolLoad(StringBuilder h, String endpoint, StatusLoadWindows.@Nullable PoolCoverage c,
+      @Nullable Map<String, Long> counters) {
+    h.append("<tr class=\"pool-load\" data-endpoint=\"").append(e(endpoint)).append("\">");
+    td(h, "endpoint t", endpoint);
+    if (c == null) {
+      td(h, "coverage t", "not in window");
+      td(h, "ranks", "");
+      td(h, "kv-blocks", "");
+      td(h, "generation", "");
+    } else {
+      td(h, "coverage t " + (c.coverage().equals(StatusLoadWindows.FULL) ? "ok" : "bad"), c.coverage());
+      td(h, "ranks", c.observedRanks() + " / " + c.expectedRanks());
+      td(h, "kv-blocks", Long.toUnsignedString(c.kvUsedBlocks()) + " / " + Long.toUnsignedString(c.totalKvBlocks()));
+      td(h, "generation", Long.toUnsignedString(c.generation()));
+    }
+    h.append("<td class=\"c\">");
+    if (counters != null) {
+      counters(h, counters);
+    }
+    h.append("</td></tr>");
+  }
+
+  private static String opt(@Nullable Long v) {
+    return v == null ? "–" : Long.toUnsignedString(v);
   }
 
   private static void sources(StringBuilder h, StatusReport r) {

@@ -13,7 +13,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Thread-safe (stateless): the {@code /status.json} body, written with jackson-core's generator. Unsigned 64-bit
  * values (incarnations, generation, sequences, lags, counter totals) are written as JSON numbers in their unsigned
- * decimal form; {@code pools[].sources} is null while the engine does not expose per-source recovery state.
+ * decimal form; {@code pools[].sources} is null while the engine does not expose per-source recovery state;
+ * {@code loadWindows.pool.window} and {@code loadWindows.serving.window} are null until the page's watch took a
+ * window.
  */
 final class StatusJson {
   private static final JsonFactory JSON = new JsonFactory();
@@ -98,6 +100,7 @@ final class StatusJson {
       g.writeNumberField("subscribers", l.subscribers());
       g.writeNumberField("servingSubscribers", l.servingSubscribers());
       g.writeEndObject();
+      loadWindows(g, r.loadWindows());
       g.writeArrayFieldStart("connections");
       for (StatusReport.Connection c : r.connections()) {
         g.writeStartObject();
@@ -135,6 +138,97 @@ final class StatusJson {
       throw new UncheckedIOException(e);
     }
     return out.toByteArray();
+  }
+
+  private static void loadWindows(JsonGenerator g, StatusLoadWindows w) throws IOException {
+    g.writeObjectFieldStart("loadWindows");
+    g.writeObjectFieldStart("pool");
+    watch(g, w.poolWatch());
+    StatusLoadWindows.PoolWindow p = w.pool();
+    if (p == null) {
+      g.writeNullField("window");
+    } else {
+      g.writeObjectFieldStart("window");
+      unsigned(g, "windowSequence", p.windowSequence());
+      g.writeNumberField("observedMs", p.observedMs());
+      unsigned(g, "windowMs", p.windowMs());
+      g.writeNumberField("receivedAtMs", p.receivedAtMs());
+      g.writeNumberField("ageMs", p.ageMs());
+      g.writeArrayFieldStart("pools");
+      for (StatusLoadWindows.PoolCoverage c : p.pools()) {
+        g.writeStartObject();
+        g.writeStringField("endpoint", c.endpoint());
+        unsigned(g, "producerIncarnation", c.producerIncarnation());
+        unsigned(g, "generation", c.generation());
+        g.writeNumberField("observedRanks", c.observedRanks());
+        g.writeNumberField("expectedRanks", c.expectedRanks());
+        g.writeStringField("coverage", c.coverage());
+        unsigned(g, "kvUsedBlocks", c.kvUsedBlocks());
+        unsigned(g, "totalKvBlocks", c.totalKvBlocks());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      g.writeEndObject();
+    }
+    g.writeEndObject();
+    g.writeObjectFieldStart("serving");
+    watch(g, w.servingWatch());
+    StatusLoadWindows.ServingWindow s = w.serving();
+    if (s == null) {
+      g.writeNullField("window");
+    } else {
+      g.writeObjectFieldStart("window");
+      unsigned(g, "windowSequence", s.windowSequence());
+      g.writeNumberField("observedMs", s.observedMs());
+      g.writeNumberField("receivedAtMs", s.receivedAtMs());
+      g.writeNumberField("ageMs", s.ageMs());
+      g.writeArrayFieldStart("pools");
+      for (StatusLoadWindows.ServingPool x : s.pools()) {
+        g.writeStartObject();
+        g.writeStringField("endpoint", x.endpoint());
+        g.writeStringField("status", x.status());
+        nullableUnsigned(g, "activePrefillTokens", x.activePrefillTokens());
+        nullableUnsigned(g, "activeDecodeBlocks", x.activeDecodeBlocks());
+        nullableUnsigned(g, "liveWorkers", x.liveWorkers());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      g.writeArrayFieldStart("models");
+      for (StatusLoadWindows.ServingModel m : s.models()) {
+        g.writeStartObject();
+        g.writeStringField("namespace", m.namespace());
+        g.writeStringField("model", m.model());
+        g.writeStringField("status", m.status());
+        unsigned(g, "expectedFrontends", m.expectedFrontends());
+        unsigned(g, "observedFrontends", m.observedFrontends());
+        g.writeNumberField("servingPools", m.servingPools());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      g.writeEndObject();
+    }
+    g.writeEndObject();
+    g.writeEndObject();
+  }
+
+  private static void watch(JsonGenerator g, LoadWindowWatch.State s) throws IOException {
+    g.writeObjectFieldStart("watch");
+    g.writeStringField("subscriberId", s.subscriberId());
+    g.writeBooleanField("open", s.open());
+    g.writeNumberField("opened", s.opened());
+    g.writeNumberField("ended", s.ended());
+    g.writeNumberField("openFailures", s.openFailures());
+    g.writeNumberField("windows", s.windows());
+    nullableString(g, "lastEnd", s.lastEnd());
+    g.writeEndObject();
+  }
+
+  private static void nullableUnsigned(JsonGenerator g, String name, @Nullable Long value) throws IOException {
+    if (value == null) {
+      g.writeNullField(name);
+    } else {
+      unsigned(g, name, value);
+    }
   }
 
   private static void subscribers(JsonGenerator g, String name, List<StatusReport.Subscriber> subs)

@@ -32,8 +32,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Immutable: what {@code /status} and {@code /status.json} show, read once per request from the engine's stats,
- * catalog-derived pool descriptors and readiness topology, and the sampler's history (so both routes show the same
- * data).
+ * catalog-derived pool descriptors and readiness topology, the sampler's history and the latest load windows its
+ * watches took (so both routes show the same data).
  *
  * @param dcName the configured DC name
  * @param dcId its derived id, 16 hex digits
@@ -48,6 +48,7 @@ import org.jspecify.annotations.Nullable;
  * @param pools one row per pool, by serving endpoint
  * @param readiness one row per (namespace, model)
  * @param load the load windows' relay-wide counters and coverage (per-pool counters are in each pool)
+ * @param loadWindows the latest pool-load and serving-load windows, per pool and model (per-pool coverage)
  * @param connections the plugins' and the WAN listener's connection rows
  * @param errors error counters of the whole relay, by name (zeros included; {@link StatusCounters#relay})
  * @param recentErrors the last errors and warnings seen, oldest first ({@link RecentErrors})
@@ -70,6 +71,7 @@ record StatusReport(
     List<Pool> pools,
     List<Readiness> readiness,
     Load load,
+    StatusLoadWindows loadWindows,
     List<Connection> connections,
     Map<String, Long> errors,
     List<RecentErrors.Entry> recentErrors,
@@ -194,9 +196,8 @@ record StatusReport(
       long lastEventAgeMs, long resets, int bufferedEvents) {}
 
   /**
-   * Immutable: the load windows' relay-wide counters (the engine exposes per-pool coverage — observed versus
-   * expected ranks — only inside the published window, not in its stats; the relay-wide count of pools with
-   * degraded coverage is here).
+   * Immutable: the load windows' relay-wide counters from the engine's stats (per-pool coverage — observed versus
+   * expected ranks — is carried by the published window only: see {@link StatusLoadWindows}).
    *
    * @param windowsPublished pool-load windows published after the startup window
    * @param servingWindowsPublished serving-load windows published after the startup window
@@ -300,7 +301,9 @@ record StatusReport(
     RecentErrors ring = sampler.errors();
     return new StatusReport(engine.config().dcName(), engine.config().dcId().hex(), s.identity().drtInstanceId(),
         s.identity().relayIncarnation(), uptime, health.healthy(), s.catalogRevision(), s.topologyRevision(),
-        w.pool().subscribers(), w.pool().lagged(), pools, readiness, load, connections(s, health, mode),
+        w.pool().subscribers(), w.pool().lagged(), pools, readiness, load,
+        StatusLoadWindows.read(sampler, engine.catalog().pools(), System.currentTimeMillis()),
+        connections(s, health, mode),
         StatusCounters.relay(s), ring.entries(), ring.recorded(), ring.dropped(), unattached,
         health.sources().lastError());
   }

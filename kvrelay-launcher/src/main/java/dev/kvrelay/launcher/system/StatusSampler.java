@@ -6,6 +6,8 @@ import dev.kvrelay.engine.RelayEngine;
 import dev.kvrelay.engine.RelayEngineStats;
 import dev.kvrelay.engine.stats.PoolActorStats;
 import dev.kvrelay.engine.stats.SubscriberLagStats;
+import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wan.ServingLoadUpdate;
 import java.lang.System.Logger.Level;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -23,6 +25,11 @@ import java.util.concurrent.TimeUnit;
  * system server); the same read feeds the {@link RecentErrors} ring (counter increases between two samples, and
  * the sources file's and WAN listener's last errors). Every access to the rings holds this object's monitor (the
  * error ring holds its own).
+ *
+ * <p>The sampler also owns the page's two load-window watches ({@link LoadWindowWatch}, subscriber id {@link
+ * #WATCH_ID}, one on the pool-load and one on the serving-load stream), polled without waiting every {@link
+ * #WATCH_PERIOD_MS} ms on the same thread and closed with it. They are real subscribers: each counts toward its
+ * stream's subscriber limit and gauges.
  */
 final class StatusSampler implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(StatusSampler.class.getName());
@@ -31,11 +38,17 @@ final class StatusSampler implements AutoCloseable {
   static final int CAPACITY = 60;
   /** The sampling period. */
   static final long PERIOD_MS = 1_000;
+  /** The subscriber id of the page's load-window watches. */
+  static final String WATCH_ID = "kvrelay-status";
+  /** How often the load-window watches are polled (a window ring of 16 covers windows of 7 ms and more). */
+  static final long WATCH_PERIOD_MS = 100;
 
   private final RelayEngine engine;
   private final RelayProcessInfo info;
   private final RecentErrors errors = new RecentErrors();
   private final ScheduledExecutorService scheduler;
+  private final LoadWindowWatch<KvPoolLoadUpdate> poolLoad;
+  private final LoadWindowWatch<ServingLoadUpdate> servingLoad;
   private final Map<String, Series> series = new HashMap<>();
   private long lastSampleNanos;
   private boolean sampled;
@@ -44,12 +57,35 @@ final class StatusSampler implements AutoCloseable {
   StatusSampler(RelayEngine engine, RelayProcessInfo info) {
     this.engine = engine;
     this.info = info;
+    this.poolLoad = new LoadWindowWatch<>(WATCH_ID, engine::watchPoolLoad);
+    this.servingLoad = new LoadWindowWatch<>(WATCH_ID, engine::watchServingLoad);
     this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "kvrelay-status-sampler");
       t.setDaemon(true);
       return t;
     });
     scheduler.scheduleWithFixedDelay(this::sampleSafely, 0, PERIOD_MS, TimeUnit.MILLISECONDS);
+    scheduler.scheduleWithFixedDelay(this::pollWatchesSafely, 0, WATCH_PERIOD_MS, TimeUnit.MILLISECONDS);
+  }
+
+  /** The page's pool-load watch. */
+  LoadWindowWatch<KvPoolLoadUpdate> poolLoad() {
+    return poolLoad;
+  }
+
+  /** The page's serving-load watch. */
+  LoadWindowWatch<ServingLoadUpdate> servingLoad() {
+    return servingLoad;
+  }
+
+  private void pollWatchesSafely() {
+    try {
+      long now = System.currentTimeMillis();
+      poolLoad.poll(now);
+      servingLoad.poll(now);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "status sampler: polling the load-window watches failed", e);
+    }
   }
 
   /** The history of {@code pool} (its serving endpoint, dotted) now: oldest first; empty when never sampled. */
@@ -115,10 +151,12 @@ final class StatusSampler implements AutoCloseable {
     }
   }
 
-  /** Stops the sampling thread. Idempotent. */
+  /** Stops the sampling thread and closes the load-window watches. Idempotent. */
   @Override
   public void close() {
     scheduler.shutdownNow();
+    poolLoad.close();
+    servingLoad.close();
   }
 
   /**

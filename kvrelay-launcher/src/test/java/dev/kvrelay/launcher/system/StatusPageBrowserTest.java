@@ -193,13 +193,18 @@ class StatusPageBrowserTest {
     startFeeding();
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS);
     String dom = chromium(List.of("--dump-dom"));
-    while (!POOL_ROW.matcher(dom).find() || !dom.contains("data-model=\"llama\"")) {
-      assertThat(System.nanoTime()).as("pool row and readiness rendered in time:%n%s", dom).isLessThan(deadline);
+    // The worker has one rank and sends no kv_metrics report: the latest load window shows it uncovered.
+    String coverage = "<tr class=\"pool-load\" data-endpoint=\"" + ENDPOINT + "\"><td class=\"endpoint t\">" + ENDPOINT
+        + "</td><td class=\"coverage t bad\">DEGRADED</td><td class=\"ranks\">0 / 1</td>";
+    while (!POOL_ROW.matcher(dom).find() || !dom.contains("data-model=\"llama\"") || !dom.contains(coverage)) {
+      assertThat(System.nanoTime()).as("pool row, readiness and load coverage rendered in time:%n%s", dom)
+          .isLessThan(deadline);
       dom = chromium(List.of("--dump-dom"));
     }
     assertThat(dom).contains("<h1>kvrelay DC relay <span class=\"dc-name\">dc-browser</span>");
     assertThat(dom).contains("<h2>Pool subscribers</h2>", "<h2>Load windows</h2>", "<h2>Sources and recovery</h2>",
-        "<h2>Plugin connections</h2>", "<h2>Recent errors</h2>");
+        "<h2>Plugin connections</h2>", "<h2>Recent errors</h2>", "<h3>Pool load window</h3>",
+        "<span class=\"load-window-sequence\">");
     long first = shownSequence(dom);
     long firstLag = shownLag(dom);
     long second = first;

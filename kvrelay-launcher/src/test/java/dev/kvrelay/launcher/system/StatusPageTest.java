@@ -40,6 +40,7 @@ import org.junit.jupiter.api.Test;
 /** {@code /status} and {@code /status.json} against a real engine on the in-memory planes with a simulated worker. */
 class StatusPageTest {
   private static final long DEADLINE_MS = 30_000;
+  private static final long WINDOW_MS = 100;
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Map<String, String> LOCAL = Map.of("DYN_SYSTEM_PORT", "0", "DYN_SYSTEM_HOST", "127.0.0.1");
 
@@ -54,7 +55,7 @@ class StatusPageTest {
   @BeforeEach
   void start() throws Exception {
     RelayEngineConfig config = RelayEngineConfig.builder().dcId("dc-a").watchAll(true).expectedUniqueBlocks(4096)
-        .bind("127.0.0.1:5561").build();
+        .bind("127.0.0.1:5561").loadWindowMs(WINDOW_MS).build();
     engine = RelayEngine.builder().config(config).discovery(discovery).eventPlane(plane).requestPlane(requests)
         .poolThreads(2).build();
     server = SystemServer.start(SystemServerSettings.fromEnvironment(LOCAL), engine,
@@ -355,6 +356,8 @@ class StatusPageTest {
     await("the pool's recovery queried the worker", () -> !engine.stats().pools().isEmpty()
         && engine.stats().pools().get(0).recovery().queries() > 0);
     engine.sync().get(DEADLINE_MS, TimeUnit.MILLISECONDS);
+    await("the status page's load watches are open", () -> engine.stats().streams().load().subscribers() == 1
+        && engine.stats().streams().servingLoad().subscribers() == 1);
 
     RelayEngineStats a = engine.stats();
     JsonNode j = statusJson();
@@ -370,7 +373,10 @@ class StatusPageTest {
     assertThat(load.get("catalogPools").asInt()).isEqualTo(engine.catalog().pools().size()).isEqualTo(1);
     assertThat(load.get("observations").asLong()).isBetween(a.loadObservations(), b.loadObservations());
     assertThat(load.get("rejected").asLong()).isBetween(a.loadRejected(), b.loadRejected());
-    assertThat(load.get("subscribers").asInt()).isEqualTo(b.streams().load().subscribers()).isZero();
+    // the status page's own pool-load watch is the one load subscriber
+    assertThat(load.get("subscribers").asInt()).isEqualTo(b.streams().load().subscribers()).isEqualTo(1);
+    assertThat(load.get("servingSubscribers").asInt()).isEqualTo(b.streams().servingLoad().subscribers())
+        .isEqualTo(1);
     assertThat(j.get("pools").get(0).get("load").get("streamClears").asLong())
         .isEqualTo(b.pools().get(0).load().streamClears());
 

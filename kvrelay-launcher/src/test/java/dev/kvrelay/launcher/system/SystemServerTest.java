@@ -275,6 +275,9 @@ class SystemServerTest {
         .isInstanceOfSatisfying(RelayException.class,
             e -> assertThat(e.reason()).isEqualTo(RelayErrorReason.RESOURCE_LIMIT));
     await("3 blocks resident", () -> resident(engine.stats()) == 3);
+    // the status page's own load-window watches (StatusSampler.WATCH_ID) are one subscriber of each load stream
+    await("the status page's load watches open", () -> engine.stats().streams().load().subscribers() == 1
+        && engine.stats().streams().servingLoad().subscribers() == 1);
 
     RelayEngineStats before = engine.stats(); // counters that move on timers lie between this read and the next
     HttpResponse<String> r = get(server, "/metrics");
@@ -291,8 +294,8 @@ class SystemServerTest {
     assertThat(m.value(up + "subscribers", with(base, "stream", "pool"))).isEqualTo(1);
     assertThat(m.value(up + "subscribers", with(base, "stream", "catalog"))).isEqualTo(1);
     assertThat(m.value(up + "subscribers", with(base, "stream", "readiness"))).isZero();
-    assertThat(m.value(up + "subscribers", with(base, "stream", "load"))).isZero();
-    assertThat(m.value(up + "subscribers", with(base, "stream", "serving_load"))).isZero();
+    assertThat(m.value(up + "subscribers", with(base, "stream", "load"))).isEqualTo(1);
+    assertThat(m.value(up + "subscribers", with(base, "stream", "serving_load"))).isEqualTo(1);
     assertThat(m.value(up + "subscriber_limit_rejected_total", with(base, "stream", "catalog", "scope", "total")))
         .isEqualTo(1);
     assertThat(m.value(up + "subscriber_limit_rejected_total", with(base, "stream", "pool", "scope", "per_pool")))
