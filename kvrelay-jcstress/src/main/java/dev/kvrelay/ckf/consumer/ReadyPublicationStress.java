@@ -52,6 +52,56 @@ public final class ReadyPublicationStress {
     }
   }
 
+  /** A word with both 32-bit halves set (and distinct per bucket), so a torn load cannot pass for it. */
+  static long fullWord(int bucket) {
+    return 0x8421_0000_0000_1248L ^ ((long) bucket << 32) ^ bucket;
+  }
+
+  /**
+   * Not thread-safe (a jcstress state): a lane writer stores a snapshot of four buckets (64-bit words with both
+   * halves non-zero) and then publishes the lane; a query loads the mask once (acquire) and then the four words
+   * (opaque), as {@link TransposedCkfTable#probe} does. Seeing the ready bit implies seeing the whole snapshot
+   * (release/acquire); before the bit any mixture of old (0) and new words is allowed (opaque words, no seqlock:
+   * the weak-read contract, ckf-cbi1 §7); no word is ever torn (opaque access is atomic for {@code long}).
+   * r1: ready bit seen; r2: words of the new snapshot seen (0..4); r3: torn words (neither 0 nor the new value).
+   */
+  @JCStressTest
+  @Outcome(id = "0, [0-4], 0", expect = ACCEPTABLE, desc = "not ready yet; any mixture of untorn old/new words")
+  @Outcome(id = "1, 4, 0", expect = ACCEPTABLE, desc = "ready, and the whole snapshot is visible")
+  @Outcome(id = "1, [0-3], 0", expect = FORBIDDEN, desc = "ready bit seen with a half-published snapshot")
+  @Outcome(expect = FORBIDDEN, desc = "a torn word")
+  @State
+  public static class SeveralBucketsThenReady {
+    static final int LANE = 5;
+    final TransposedCkfTable table = TransposedCkfTable.of(CkfFormat.withDefaultSeed(4));
+
+    @Actor
+    public void laneWriter() {
+      for (int b = 0; b < 4; b++) {
+        table.store(b, LANE, fullWord(b));
+      }
+      table.publishReady(LANE);
+    }
+
+    @Actor
+    public void query(III_Result r) {
+      int ready = table.readyLanes();
+      int fresh = 0;
+      int torn = 0;
+      for (int b = 0; b < 4; b++) {
+        long w = table.load(b, LANE);
+        if (w == fullWord(b)) {
+          fresh++;
+        } else if (w != 0) {
+          torn++;
+        }
+      }
+      r.r1 = (ready >>> LANE) & 1;
+      r.r2 = fresh;
+      r.r3 = torn;
+    }
+  }
+
   /** Not thread-safe (a jcstress state): two lanes' writers publish at once; neither bit is lost. */
   @JCStressTest
   @Outcome(id = "3", expect = ACCEPTABLE, desc = "both lanes ready")

@@ -8,6 +8,7 @@ import dev.kvrelay.spi.eventplane.KvEventData;
 import dev.kvrelay.spi.eventplane.ResidencyDomain;
 import dev.kvrelay.spi.eventplane.RouterEvent;
 import dev.kvrelay.spi.eventplane.StorageTier;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.JCStressTest;
@@ -116,6 +117,55 @@ public final class LiveInboxStress {
       // r1: pairs left after the consumer's one poll (1 refused, 2 accepted); r2: the id of the last one.
       r.r1 = remaining;
       r.r2 = (int) last;
+    }
+  }
+
+  /**
+   * Not thread-safe (a jcstress state): capacity under contention. A ring of 2 holds one pair; two delivery
+   * threads offer at once for the one free slot. Exactly one offer is accepted, the other refused (the caller
+   * counts the drop), and the ring then holds exactly the two accepted pairs in order. r1: offers accepted;
+   * r2: pairs drained by the arbiter; r3: the id of the second pair (2 or 3; 0 if missing).
+   */
+  @JCStressTest
+  @Outcome(id = "1, 2, 2", expect = ACCEPTABLE, desc = "producer A won the last slot, B was refused")
+  @Outcome(id = "1, 2, 3", expect = ACCEPTABLE, desc = "producer B won the last slot, A was refused")
+  @Outcome(expect = FORBIDDEN, desc = "capacity exceeded, an accepted pair lost, or a refused one stored")
+  @State
+  public static class TwoProducersOneFreeSlot {
+    final LiveInbox inbox = new LiveInbox(2);
+    final AtomicInteger accepted = new AtomicInteger();
+
+    {
+      inbox.offer(envelope(1), event(1));
+    }
+
+    @Actor
+    public void producerA() {
+      if (inbox.offer(envelope(2), event(2))) {
+        accepted.incrementAndGet();
+      }
+    }
+
+    @Actor
+    public void producerB() {
+      if (inbox.offer(envelope(3), event(3))) {
+        accepted.incrementAndGet();
+      }
+    }
+
+    @Arbiter
+    public void drain(III_Result r) {
+      int drained = 0;
+      long second = 0;
+      while (inbox.poll()) {
+        drained++;
+        if (drained == 2 && inbox.envelope().sequence() == inbox.event().eventId()) {
+          second = inbox.event().eventId();
+        }
+      }
+      r.r1 = accepted.get();
+      r.r2 = drained;
+      r.r3 = (int) second;
     }
   }
 }
