@@ -55,7 +55,10 @@ class StatusPageTest {
   @BeforeEach
   void start() throws Exception {
     RelayEngineConfig config = RelayEngineConfig.builder().dcId("dc-a").watchAll(true).expectedUniqueBlocks(4096)
-        .bind("127.0.0.1:5561").loadWindowMs(WINDOW_MS).build();
+        .bind("127.0.0.1:5561").loadWindowMs(WINDOW_MS)
+        // an unread subscriber is the point of the lag test: heartbeats must not fill its queue and end it as lagged
+        // however slowly a loaded machine runs the test
+        .publicationQueueCapacity(100_000).build();
     engine = RelayEngine.builder().config(config).discovery(discovery).eventPlane(plane).requestPlane(requests)
         .poolThreads(2).build();
     server = SystemServer.start(SystemServerSettings.fromEnvironment(LOCAL), engine,
@@ -103,6 +106,11 @@ class StatusPageTest {
       t[i] = base + i;
     }
     return t;
+  }
+
+  private static long publishedSequence(RelayEngineStats s) {
+    return s.pools().isEmpty() || s.pools().get(0).actor() == null ? 0
+        : s.pools().get(0).actor().producer().lastSequence();
   }
 
   private static long resident(RelayEngineStats s) {
@@ -248,10 +256,13 @@ class StatusPageTest {
         .get(DEADLINE_MS, TimeUnit.MILLISECONDS);
     closing.add(keeping);
     for (int i = 1; i <= 4; i++) {
-      // one block at a time, each applied before the next: one delta each
+      // one block at a time, each published before the next: one delta each (not two coalesced by the timer)
+      long published = publishedSequence(engine.stats());
       assertThat(worker.cache(tokens(1, 10_000 * i))).isEqualTo(1);
       int blocks = i;
       await(blocks + " blocks resident", () -> resident(engine.stats()) == blocks);
+      await("block " + blocks + "'s delta published",
+          () -> Long.compareUnsigned(publishedSequence(engine.stats()), published) > 0);
     }
     await("sub-lagging ≥ 3 deltas behind", () -> {
       SubscriberLagStats l = lagOf(engine.stats(), pool).get("sub-lagging");
