@@ -7,9 +7,10 @@ import java.util.Map;
 /**
  * Stateless and thread-safe: groups per-thread CPU samples ({@code /proc/self/task}, native names of at most 15
  * characters) into the relay's components, in cores: {@code publisher} (the simulated worker: the harness's
- * {@code main} thread), {@code plane} (the event plane's delivery thread: {@code kvrelay-mem-events-*},
+ * main thread, {@code java} in {@code /proc}), {@code plane} (the event plane's delivery thread: {@code kvrelay-mem-events-*},
  * {@code kvrelay-zmq-sub-*}, {@code kvrelay-nats-*}), {@code transport-io} (the client libraries' own I/O threads,
- * worker and relay side together: jeromq {@code iothread-*}/{@code reaper-*}, jnats), {@code actor} (the pool actor
+ * worker and relay side together: jeromq {@code iothread-*}/{@code reaper-*}; jnats {@code bench-worker:*} for the
+ * worker and {@code kvrelay-eventplane*} for the relay's connection), {@code actor} (the pool actor
  * threads {@code kvrelay-pool-*}), {@code hub+grpc} (the gRPC server's pumps, Netty event loops and executors, both
  * the server and the in-process client), {@code consumer} (the replica thread {@code wan-bench-replica}) and
  * {@code other} (GC, JIT, the rest of the JVM).
@@ -21,14 +22,14 @@ final class CpuComponents {
 
   /** The component of a native thread name. */
   static String of(String name) {
-    if (name.equals("main")) {
+    if (name.equals("main") || name.equals("java")) { // the launcher's main thread is "java" in /proc
       return "publisher";
     }
     if (name.startsWith("kvrelay-mem-eve") || name.startsWith("kvrelay-zmq-sub") || name.startsWith("kvrelay-nats-")) {
       return "plane";
     }
-    if (name.startsWith("iothread") || name.startsWith("reaper") || name.toLowerCase(Locale.ROOT).contains("nats")
-        || name.startsWith("jnats")) {
+    if (name.startsWith("iothread") || name.startsWith("reaper") || name.startsWith("kvrelay-eventpl")
+        || name.startsWith("bench-worker") || name.toLowerCase(Locale.ROOT).contains("nats")) {
       return "transport-io";
     }
     if (name.startsWith("kvrelay-pool")) {
