@@ -203,8 +203,8 @@ public final class WanLatencyBenchmark {
         String d = drops();
         rows.add(String.format(Locale.ROOT, "rate %,d: NOT SUSTAINABLE: %s%s; %s; load %s", rate, failure,
             d.isEmpty() ? "" : " [engine drops: " + d + "]", result, loadAverage()));
-        table.add(String.format(Locale.ROOT, "| %s | %,d | NOT SUSTAINABLE: %s | | | | | | %s | %s |",
-            fixture.kind, rate, failure, losses(), lastComponents));
+        table.add(String.format(Locale.ROOT, "| %s | %,d | %,.0f until: NOT SUSTAINABLE: %s | | | | | | %s | %s |",
+            fixture.kind, rate, lastAchieved, failure, losses(), lastComponents));
         break;
       }
     }
@@ -242,7 +242,8 @@ public final class WanLatencyBenchmark {
     long natsCpuBefore = natsCpu();
     long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1);
     long maxSendLag = 0;
-    for (long n = 0; n < ticks && failure == null; n++) {
+    long n = 0;
+    for (; n < ticks && failure == null; n++) {
       long at = t0 + (long) (n * interval);
       long now;
       while ((now = System.nanoTime()) < at) { // ticks already due are sent back to back
@@ -277,8 +278,10 @@ public final class WanLatencyBenchmark {
       return "failed before the " + (record ? "measured" : "warm-up") + " phase sent anything";
     }
     if (failure != null) {
-      return String.format(Locale.ROOT, "failed %s phase after %.2f s; max publisher send lag %s; CPU while sending "
-          + "(cores): %s [%s]", record ? "measured" : "warm-up", (sent - t0) / 1e9, ms(maxSendLag),
+      lastAchieved = n * WanRelayFixture.BLOCKS / ((sent - t0) / 1e9);
+      return String.format(Locale.ROOT, "failed %s phase after %.2f s (%,d block events sent: %,.0f/s); max publisher "
+          + "send lag %s; CPU while sending (cores): %s [%s]", record ? "measured" : "warm-up", (sent - t0) / 1e9,
+          n * WanRelayFixture.BLOCKS, lastAchieved, ms(maxSendLag),
           cpuSent.minus(cpuBefore), perThread);
     }
     if (!record) {
@@ -339,6 +342,8 @@ public final class WanLatencyBenchmark {
     }
   }
 
+  /** Block events/s the last failed phase sent before it failed (table column). */
+  private double lastAchieved;
   /** CPU of the last phase's sending, by {@link CpuComponents} (table column). */
   private String lastComponents = "";
 
