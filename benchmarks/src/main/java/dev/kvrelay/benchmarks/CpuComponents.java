@@ -7,7 +7,8 @@ import java.util.Map;
 /**
  * Stateless and thread-safe: groups per-thread CPU samples ({@code /proc/self/task}, native names of at most 15
  * characters) into the relay's components, in cores: {@code publisher} (the simulated worker: the harness's
- * main thread, {@code java} in {@code /proc}), {@code plane} (the event plane's delivery thread: {@code kvrelay-mem-events-*},
+ * main thread, {@code java} in {@code /proc}), {@code plane} (the event plane's delivery thread:
+ * {@code kvrelay-mem-events-*},
  * {@code kvrelay-zmq-sub-*}, {@code kvrelay-nats-*}), {@code transport-io} (the client libraries' own I/O threads,
  * worker and relay side together: jeromq {@code iothread-*}/{@code reaper-*}; jnats {@code bench-worker:*} for the
  * worker and {@code kvrelay-eventplane*} for the relay's connection), {@code actor} (the pool actor

@@ -145,7 +145,8 @@ public final class WanLatencyBenchmark {
       }
     }
     try (WanRelayFixture f = new WanRelayFixture(plane, EXPECTED_BLOCKS, queue, pubQueue)) {
-      System.out.println("# plane " + plane + ", client inbound queue bound " + queue + ", engine publication_queue_capacity " + pubQueue
+      System.out.println("# plane " + plane + ", client inbound queue bound " + queue
+          + ", engine publication_queue_capacity " + pubQueue
           + ", publisher pacing " + (spin ? "spin (last 80 us before each tick)" : "park (sends every due tick on wake)"));
       new WanLatencyBenchmark(f, spin, prefill).run(rates, seconds, warmup);
     }
@@ -240,6 +241,7 @@ public final class WanLatencyBenchmark {
     CpuSample cpuBefore = cpu();
     java.util.Map<String, long[]> threadsBefore = threadCpu();
     long natsCpuBefore = natsCpu();
+    lastAchieved = 0;
     long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1);
     long maxSendLag = 0;
     long n = 0;
@@ -269,7 +271,8 @@ public final class WanLatencyBenchmark {
     long natsCpuSent = natsCpu();
     java.util.Map<String, long[]> threadsSent = threadCpu();
     String perThread = threadCpuDelta(threadsBefore, threadsSent, cpuSent.wall - cpuBefore.wall);
-    lastComponents = CpuComponents.format(CpuComponents.delta(threadsBefore, threadsSent, cpuSent.wall - cpuBefore.wall))
+    lastComponents = CpuComponents.format(
+        CpuComponents.delta(threadsBefore, threadsSent, cpuSent.wall - cpuBefore.wall))
         + (fixture.natsServer == null ? "" : String.format(Locale.ROOT, " / nats-server %.2f",
             (natsCpuSent - natsCpuBefore) / (double) (cpuSent.wall - cpuBefore.wall)));
     long last = stored;
@@ -377,7 +380,8 @@ public final class WanLatencyBenchmark {
       long inbox = p.recovery().inboxOverflows();
       long rejected = p.recovery().submitRejected();
       if (mailboxFull + inbox + rejected != 0) {
-        b.append(b.length() == 0 ? "" : "; ").append("actor mailboxFull=").append(mailboxFull).append(", recovery inboxOverflows=").append(inbox)
+        b.append(b.length() == 0 ? "" : "; ").append("actor mailboxFull=").append(mailboxFull)
+            .append(", recovery inboxOverflows=").append(inbox)
             .append(", submitRejected=").append(rejected).append(", gaps=").append(p.recovery().gaps());
       }
     }

@@ -67,7 +67,7 @@ final class WanRelayFixture implements AutoCloseable {
 
   private static final long PROBE_NANOS = TimeUnit.SECONDS.toNanos(30);
 
-  /** The event plane a fixture runs on. */
+  /** Immutable: the event plane a fixture runs on. */
   enum Plane {
     /** {@code InMemoryEventPlane}: a queue and a delivery thread in this JVM. */
     MEMORY,

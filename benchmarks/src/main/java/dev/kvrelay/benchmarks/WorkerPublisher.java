@@ -42,7 +42,7 @@ sealed interface WorkerPublisher extends AutoCloseable {
   @Override
   void close();
 
-  /** The in-memory plane's own publisher (it encodes with the same codec). */
+  /** Not thread-safe (confined as above): the in-memory plane's own publisher, which encodes with the same codec. */
   record Memory(InMemoryEventPlane.Publisher publisher) implements WorkerPublisher {
     @Override
     public void publish(RouterEvent event) {
