@@ -58,8 +58,14 @@ import org.jspecify.annotations.Nullable;
  * java -cp benchmarks/target/benchmarks-all.jar dev.kvrelay.benchmarks.WanLatencyBenchmark \
  *     [rates=10000,100000,1000000] [seconds=5] [warmup=2] [queue=2 (the client's inbound queue bound)]
  *     [pubqueue=16 (the engine's publication_queue_capacity)] [spin=false]
- *     [prefill=50000 (block events/s of the unmeasured prefill)]
+ *     [prefill=50000 (block events/s of the unmeasured prefill)] [plane=memory|zmq|nats]
  * }</pre>
+ *
+ * <p>{@code plane=zmq} runs the relay on the ZMQ plugin (direct mode: the worker's jeromq PUB on loopback, advertised
+ * as its EventChannel), {@code plane=nats} on the NATS plugin (a {@code nats-server} child process on a free port,
+ * the worker publishing with jnats); see {@link WanRelayFixture.Plane}. Anything the plane loses or reorders (drops,
+ * sequence gaps, regressions, disconnects) fails the run as the engine's own drops do. Each row ends with the CPU of
+ * {@link CpuComponents}, and a markdown table of every row is printed last.
  *
  * <p>Pacing: by default the publisher parks until the next tick is due and then sends every tick already due back
  * to back (a park overshoots by tens of µs, so at high rates it sends small bursts; the intended times are unchanged,
@@ -103,6 +109,8 @@ public final class WanLatencyBenchmark {
   private final boolean spin;
   private final long prefillRate;
   private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+  /** Markdown rows, one per measured or failed phase. */
+  private final List<String> table = new ArrayList<>();
   private volatile long consumerThreadId = -1;
 
   private WanLatencyBenchmark(WanRelayFixture fixture, boolean spin, long prefillRate) {
@@ -120,6 +128,7 @@ public final class WanLatencyBenchmark {
     long pubQueue = RelayConfigKey.PUBLICATION_QUEUE_CAPACITY.defaultValue();
     boolean spin = false;
     long prefill = PREFILL_RATE;
+    WanRelayFixture.Plane plane = WanRelayFixture.Plane.MEMORY;
     for (String a : args) {
       String[] kv = a.split("=", 2);
       switch (kv[0]) {
@@ -130,12 +139,14 @@ public final class WanLatencyBenchmark {
         case "pubqueue" -> pubQueue = Long.parseLong(kv[1]);
         case "spin" -> spin = Boolean.parseBoolean(kv[1]);
         case "prefill" -> prefill = Long.parseLong(kv[1]);
+        case "plane" -> plane = WanRelayFixture.Plane.parse(kv[1]);
         default -> throw new IllegalArgumentException(
-            "unknown argument " + a + " (rates=, seconds=, warmup=, queue=, pubqueue=, spin=, prefill=)");
+            "unknown argument " + a + " (rates=, seconds=, warmup=, queue=, pubqueue=, spin=, prefill=, plane=)");
       }
     }
-    try (WanRelayFixture f = new WanRelayFixture(EXPECTED_BLOCKS, queue, pubQueue)) {
-      System.out.println("# client inbound queue bound " + queue + ", engine publication_queue_capacity " + pubQueue
+    try (WanRelayFixture f = new WanRelayFixture(plane, EXPECTED_BLOCKS, queue, pubQueue)) {
+      System.out.println("# plane " + plane + ", client inbound queue bound " + queue
+          + ", engine publication_queue_capacity " + pubQueue
           + ", publisher pacing " + (spin ? "spin (last 80 us before each tick)" : "park (sends every due tick on wake)"));
       new WanLatencyBenchmark(f, spin, prefill).run(rates, seconds, warmup);
     }
@@ -193,6 +204,8 @@ public final class WanLatencyBenchmark {
         String d = drops();
         rows.add(String.format(Locale.ROOT, "rate %,d: NOT SUSTAINABLE: %s%s; %s; load %s", rate, failure,
             d.isEmpty() ? "" : " [engine drops: " + d + "]", result, loadAverage()));
+        table.add(String.format(Locale.ROOT, "| %s | %,d | %,.0f until: NOT SUSTAINABLE: %s | | | | | | %s | %s |",
+            fixture.kind, rate, lastAchieved, failure, losses(), lastComponents));
         break;
       }
     }
@@ -203,6 +216,14 @@ public final class WanLatencyBenchmark {
     stream.close();
     System.out.println("# results (latency = intended publish time -> delta applied at the remote replica)");
     for (String r : rows) {
+      System.out.println(r);
+    }
+    System.out.println("# table (CPU in cores while sending: " + String.join(" / ", CpuComponents.NAMES)
+        + (fixture.natsServer != null ? " / nats-server" : "") + ")");
+    System.out.println("| plane | offered | achieved | p50 | p99 | p99.9 | max | samples | lost / gaps / resets"
+        + " | CPU (cores) |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|");
+    for (String r : table) {
       System.out.println(r);
     }
     System.out.println("# replica check: " + check + "; deltas applied " + deltas + ", resnapshots " + resnapshots
@@ -219,9 +240,12 @@ public final class WanLatencyBenchmark {
     String loadBefore = loadAverage();
     CpuSample cpuBefore = cpu();
     java.util.Map<String, long[]> threadsBefore = threadCpu();
+    long natsCpuBefore = natsCpu();
+    lastAchieved = 0;
     long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1);
     long maxSendLag = 0;
-    for (long n = 0; n < ticks && failure == null; n++) {
+    long n = 0;
+    for (; n < ticks && failure == null; n++) {
       long at = t0 + (long) (n * interval);
       long now;
       while ((now = System.nanoTime()) < at) { // ticks already due are sent back to back
@@ -244,15 +268,23 @@ public final class WanLatencyBenchmark {
     }
     long sent = System.nanoTime();
     CpuSample cpuSent = cpu();
-    String perThread = threadCpuDelta(threadsBefore, threadCpu(), cpuSent.wall - cpuBefore.wall);
+    long natsCpuSent = natsCpu();
+    java.util.Map<String, long[]> threadsSent = threadCpu();
+    String perThread = threadCpuDelta(threadsBefore, threadsSent, cpuSent.wall - cpuBefore.wall);
+    lastComponents = CpuComponents.format(
+        CpuComponents.delta(threadsBefore, threadsSent, cpuSent.wall - cpuBefore.wall))
+        + (fixture.natsServer == null ? "" : String.format(Locale.ROOT, " / nats-server %.2f",
+            (natsCpuSent - natsCpuBefore) / (double) (cpuSent.wall - cpuBefore.wall)));
     long last = stored;
     awaitWatermark(last);
     if (failure != null && sent <= t0) {
       return "failed before the " + (record ? "measured" : "warm-up") + " phase sent anything";
     }
     if (failure != null) {
-      return String.format(Locale.ROOT, "failed %s phase after %.2f s; max publisher send lag %s; CPU while sending "
-          + "(cores): %s [%s]", record ? "measured" : "warm-up", (sent - t0) / 1e9, ms(maxSendLag),
+      lastAchieved = n * WanRelayFixture.BLOCKS / ((sent - t0) / 1e9);
+      return String.format(Locale.ROOT, "failed %s phase after %.2f s (%,d block events sent: %,.0f/s); max publisher "
+          + "send lag %s; CPU while sending (cores): %s [%s]", record ? "measured" : "warm-up", (sent - t0) / 1e9,
+          n * WanRelayFixture.BLOCKS, lastAchieved, ms(maxSendLag),
           cpuSent.minus(cpuBefore), perThread);
     }
     if (!record) {
@@ -264,6 +296,9 @@ public final class WanLatencyBenchmark {
     }
     Arrays.sort(sample);
     double achieved = ticks * WanRelayFixture.BLOCKS / ((sent - t0) / 1e9);
+    table.add(String.format(Locale.ROOT, "| %s | %,d | %,.0f | %.3f | %.3f | %.3f | %.3f | %d | %s | %s |",
+        fixture.kind, rate, achieved, pct(sample, 0.50) / 1e6, pct(sample, 0.99) / 1e6, pct(sample, 0.999) / 1e6,
+        sample[sample.length - 1] / 1e6, sample.length, losses(), lastComponents));
     return String.format(Locale.ROOT,
         "rate %,d block ev/s (achieved %,.0f): n=%d stored events, p50 %s, p90 %s, p99 %s, p99.9 %s, max %s;"
             + " max publisher send lag %s; deltas %d; CPU while sending (cores): %s [%s]; load %s -> %s",
@@ -310,15 +345,43 @@ public final class WanLatencyBenchmark {
     }
   }
 
-  /** The engine's event drops, empty if none. */
+  /** Block events/s the last failed phase sent before it failed (table column). */
+  private double lastAchieved;
+  /** CPU of the last phase's sending, by {@link CpuComponents} (table column). */
+  private String lastComponents = "";
+
+  private long natsCpu() {
+    return fixture.natsServer == null ? 0 : fixture.natsServer.cpuNanos();
+  }
+
+  /**
+   * The table's loss column: messages the plane lost (its own counters), engine drops (mailbox full, recovery inbox
+   * overflows, rejected submits), sequence gaps the engine saw, and source resets (cold / live-only / degraded).
+   */
+  private String losses() {
+    long engineDrops = 0;
+    long gaps = 0;
+    long resets = 0;
+    for (PoolStats p : fixture.engine.stats().pools()) {
+      engineDrops += (p.actor() == null ? 0 : p.actor().mailboxFull()) + p.recovery().inboxOverflows()
+          + p.recovery().submitRejected();
+      gaps += p.recovery().gaps();
+      resets += p.recovery().lifecycleResets() + p.recovery().liveOnlyResets() + p.recovery().degradedResets();
+    }
+    String plane = fixture.planeLosses();
+    return (plane.isEmpty() ? "plane 0" : plane) + ", engine " + engineDrops + " / " + gaps + " / " + resets;
+  }
+
+  /** The engine's and the plane's event drops, empty if none. */
   private String drops() {
-    StringBuilder b = new StringBuilder();
+    StringBuilder b = new StringBuilder(fixture.planeLosses());
     for (PoolStats p : fixture.engine.stats().pools()) {
       long mailboxFull = p.actor() == null ? 0 : p.actor().mailboxFull();
       long inbox = p.recovery().inboxOverflows();
       long rejected = p.recovery().submitRejected();
       if (mailboxFull + inbox + rejected != 0) {
-        b.append("actor mailboxFull=").append(mailboxFull).append(", recovery inboxOverflows=").append(inbox)
+        b.append(b.length() == 0 ? "" : "; ").append("actor mailboxFull=").append(mailboxFull)
+            .append(", recovery inboxOverflows=").append(inbox)
             .append(", submitRejected=").append(rejected).append(", gaps=").append(p.recovery().gaps());
       }
     }

@@ -7,11 +7,18 @@ import dev.kvrelay.api.json.JsonObject;
 import dev.kvrelay.ckf.hashing.SequenceHash;
 import dev.kvrelay.engine.RelayEngine;
 import dev.kvrelay.engine.RelayEngineConfig;
+import dev.kvrelay.eventplane.nats.NatsEventPlane;
+import dev.kvrelay.eventplane.nats.NatsSettings;
+import dev.kvrelay.eventplane.zmq.ZmqEventPlane;
+import dev.kvrelay.eventplane.zmq.ZmqSettings;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
 import dev.kvrelay.grpc.server.RelayGrpcServer;
+import dev.kvrelay.spi.discovery.ChannelTransport;
 import dev.kvrelay.spi.discovery.EndpointKey;
 import dev.kvrelay.spi.discovery.EndpointRecord;
+import dev.kvrelay.spi.discovery.EventChannelKey;
+import dev.kvrelay.spi.discovery.EventChannelRecord;
 import dev.kvrelay.spi.discovery.EventSourceKey;
 import dev.kvrelay.spi.discovery.EventSourceRecord;
 import dev.kvrelay.spi.discovery.InMemoryDiscovery;
@@ -19,6 +26,7 @@ import dev.kvrelay.spi.discovery.KvEventSource;
 import dev.kvrelay.spi.discovery.ModelKey;
 import dev.kvrelay.spi.discovery.ModelRecord;
 import dev.kvrelay.spi.discovery.Transport;
+import dev.kvrelay.spi.eventplane.EventPlane;
 import dev.kvrelay.spi.eventplane.EventTopics;
 import dev.kvrelay.spi.eventplane.InMemoryEventPlane;
 import dev.kvrelay.spi.eventplane.KvEventData;
@@ -28,16 +36,21 @@ import dev.kvrelay.spi.eventplane.StorageTier;
 import dev.kvrelay.spi.eventplane.StoredBlock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Not thread-safe: built and closed by one thread; {@link #publishStored}/{@link #publishRemoved} are confined to
  * one publishing thread (the engine, server and client it wires are thread-safe themselves). One relay as it runs in
  * a DC, with its WAN listener and a remote reader: a {@link RelayEngine} (default knobs except
- * {@code expected_unique_blocks} and, where a benchmark says so, {@code publication_queue_capacity}) on the in-memory discovery and event plane, one simulated worker (one rank, not
- * recoverable) advertised in discovery and publishing {@code kv-events} through the event plane (msgpack encoded and
- * delivered on the plane's own thread, as the real subscriber path), a {@link RelayGrpcServer} on
+ * {@code expected_unique_blocks} and, where a benchmark says so, {@code publication_queue_capacity}) on the in-memory
+ * discovery and one {@link Plane event plane} (the in-memory one, or the real ZMQ or NATS plugin over loopback), one
+ * simulated worker (one rank, not recoverable) advertised in discovery and publishing {@code kv-events} through the
+ * event plane ({@link WorkerPublisher}: msgpack encoded and delivered on the plane's own thread, as the real
+ * subscriber path), a {@link RelayGrpcServer} on
  * {@code 127.0.0.1:0}, and a {@link RelayGrpcClient} connected to it over loopback h2c.
  *
  * <p>Workload: Stored event {@code s} carries {@value #BLOCKS} blocks forming a fresh root chain: block {@code i}
@@ -52,13 +65,32 @@ final class WanRelayFixture implements AutoCloseable {
   static final DynamoEndpointId ENDPOINT = new DynamoEndpointId("bench", "backend", "generate");
   private static final long DEADLINE_NANOS = TimeUnit.SECONDS.toNanos(30);
 
+  private static final long PROBE_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+  /** Immutable: the event plane a fixture runs on. */
+  enum Plane {
+    /** {@code InMemoryEventPlane}: a queue and a delivery thread in this JVM. */
+    MEMORY,
+    /** The ZMQ plugin in direct mode: the worker binds a jeromq PUB on loopback, advertised as its EventChannel. */
+    ZMQ,
+    /** The NATS plugin: a {@code nats-server} child process on loopback, the worker publishes with jnats. */
+    NATS;
+
+    static Plane parse(String s) {
+      return valueOf(s.toUpperCase(Locale.ROOT));
+    }
+  }
+
   final InMemoryDiscovery discovery = new InMemoryDiscovery();
-  final InMemoryEventPlane plane = InMemoryEventPlane.create();
+  final Plane kind;
+  final EventPlane plane;
   final RelayEngine engine;
   final RelayGrpcServer server;
   final RelayGrpcClient client;
   final KvPoolDescriptor pool;
-  private final InMemoryEventPlane.Publisher publisher;
+  /** The NATS plane's server, else null. */
+  final @Nullable NatsServerProcess natsServer;
+  private final WorkerPublisher publisher;
   private long nextEventId = 1;
 
   /**
@@ -70,11 +102,41 @@ final class WanRelayFixture implements AutoCloseable {
    *     subscriber before it is cut off as lagged; default 16)
    */
   WanRelayFixture(long expectedUniqueBlocks, int queueBound, long publicationQueueCapacity) throws Exception {
+    this(Plane.MEMORY, expectedUniqueBlocks, queueBound, publicationQueueCapacity);
+  }
+
+  /**
+   * As {@link #WanRelayFixture(long, int, long)} on {@code kind}; on ZMQ and NATS it also waits (at most 30 s) until
+   * the plane delivers the worker's first message (a {@code Cleared}, sequence 0, resent every 200 ms until heard:
+   * a SUB joins late), so that no measured event is lost to the subscription's start.
+   */
+  WanRelayFixture(Plane kind, long expectedUniqueBlocks, int queueBound, long publicationQueueCapacity)
+      throws Exception {
+    this.kind = kind;
+    EventScope scope = new EventScope.Endpoint(ENDPOINT);
+    switch (kind) {
+      case MEMORY -> {
+        InMemoryEventPlane p = InMemoryEventPlane.create();
+        plane = p;
+        natsServer = null;
+        publisher = new WorkerPublisher.Memory(p.publisher(scope, EventTopics.KV_EVENTS, PUBLISHER_ID));
+      }
+      case ZMQ -> {
+        plane = ZmqEventPlane.open(ZmqSettings.direct(ZmqSettings.DEFAULT_IO_THREADS));
+        natsServer = null;
+        publisher = new WorkerPublisher.Zmq(PUBLISHER_ID);
+      }
+      case NATS -> {
+        natsServer = NatsServerProcess.start();
+        plane = NatsEventPlane.open(NatsSettings.of(List.of(natsServer.url()), NatsSettings.DEFAULT_AUTH));
+        publisher = new WorkerPublisher.Nats(natsServer.url(), scope, PUBLISHER_ID);
+      }
+      default -> throw new IllegalArgumentException("plane " + kind);
+    }
     RelayEngineConfig config = RelayEngineConfig.builder().dcId("bench-dc").watchAll(true)
         .expectedUniqueBlocks(expectedUniqueBlocks).publicationQueueCapacity(publicationQueueCapacity)
         .bind("127.0.0.1:0").build();
     engine = RelayEngine.builder().config(config).discovery(discovery).eventPlane(plane).poolThreads(1).build();
-    publisher = plane.publisher(new EventScope.Endpoint(ENDPOINT), EventTopics.KV_EVENTS, PUBLISHER_ID);
     discovery.put(record(new ModelKey(ENDPOINT, WORKER, null),
         "\"display_name\":\"bench-model\",\"kv_cache_block_size\":16,\"worker_type\":\"aggregated\","
             + "\"runtime_config\":{\"data_parallel_start_rank\":0,\"data_parallel_size\":1,\"total_kv_blocks\":1000}"));
@@ -83,10 +145,61 @@ final class WanRelayFixture implements AutoCloseable {
     discovery.put(new EventSourceRecord(
         new EventSourceKey(new EventScope.Endpoint(ENDPOINT), EventTopics.KV_EVENTS, PUBLISHER_ID),
         new KvEventSource(ENDPOINT, WORKER, 0, PUBLISHER_ID, null)));
+    if (kind == Plane.ZMQ) {
+      discovery.put(new EventChannelRecord(new EventChannelKey(scope, EventTopics.KV_EVENTS, PUBLISHER_ID),
+          new ChannelTransport.Zmq(publisher.endpoint())));
+    }
     server = RelayGrpcServer.builder().engine(engine).build();
     server.start();
     client = RelayGrpcClient.builder().target("127.0.0.1:" + server.port()).inboundQueueBound(queueBound).build();
     pool = awaitPool();
+    if (kind != Plane.MEMORY) {
+      awaitFirstDelivery();
+    }
+  }
+
+  /** Resends sequence 0 (a {@code Cleared}: nothing is stored yet) until the plane has delivered a message. */
+  private void awaitFirstDelivery() throws InterruptedException {
+    LongSupplier delivered = () -> kind == Plane.ZMQ ? ((ZmqEventPlane) plane).stats().delivered()
+        : ((NatsEventPlane) plane).stats().delivered();
+    long deadline = System.nanoTime() + PROBE_NANOS;
+    while (delivered.getAsLong() == 0) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(kind + " plane delivered nothing within 30 s");
+      }
+      publisher.publishProbe(new RouterEvent(WORKER, StorageTier.DEVICE, ResidencyDomain.WORKER, 0, 0,
+          KvEventData.Cleared.INSTANCE));
+      Thread.sleep(200);
+    }
+    nextEventId = 1;
+  }
+
+  /**
+   * What the plane lost or saw out of order since it opened (empty if nothing): ZMQ dropped messages by reason,
+   * sequence gaps and regressions, disconnects; NATS slow-consumer drops, gaps, regressions, disconnects.
+   */
+  String planeLosses() {
+    if (plane instanceof ZmqEventPlane z) {
+      var s = z.stats();
+      return s.droppedTotal() + s.sequenceGaps() + s.sequenceRegressions() + s.disconnects() == 0 ? ""
+          : "zmq dropped " + s.dropped() + ", gaps " + s.sequenceGaps() + " (" + s.missedMessages()
+              + " missed), regressions " + s.sequenceRegressions() + ", disconnects " + s.disconnects();
+    }
+    if (plane instanceof NatsEventPlane n) {
+      var s = n.stats();
+      return s.droppedMessages() + s.sequenceGaps() + s.sequenceRegressions() + s.disconnects() == 0 ? ""
+          : "nats dropped " + s.droppedMessages() + ", gaps " + s.sequenceGaps() + " (" + s.missingMessages()
+              + " missing), regressions " + s.sequenceRegressions() + ", disconnects " + s.disconnects();
+    }
+    return "";
+  }
+
+  /** Messages the plane delivered to the engine so far (-1 for the in-memory plane, which does not count them). */
+  long planeDelivered() {
+    if (plane instanceof ZmqEventPlane z) {
+      return z.stats().delivered();
+    }
+    return plane instanceof NatsEventPlane n ? n.stats().delivered() : -1;
   }
 
   private KvPoolDescriptor awaitPool() throws InterruptedException {
@@ -151,7 +264,11 @@ final class WanRelayFixture implements AutoCloseable {
     client.close();
     server.close();
     engine.close();
+    publisher.close();
     plane.close();
     discovery.close();
+    if (natsServer != null) {
+      natsServer.close();
+    }
   }
 }
