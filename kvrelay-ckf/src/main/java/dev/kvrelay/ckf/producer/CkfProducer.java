@@ -22,7 +22,9 @@ import org.jspecify.annotations.Nullable;
  * job: only primary-residency events reach this class.
  *
  * <p><b>Cost</b>: event application does not allocate once the reusable scratch arrays and maps have
- * grown to the working set (amortized growth only). Publication allocates the image arrays of each
+ * grown to the working set (amortized growth: a grow rehashes the whole map at once). The owners map starts
+ * presized for {@link CkfProducerConfig#expectedUniqueBlocks()}, so it does not grow (nor stall the actor)
+ * until the pool holds more unique blocks than expected. Publication allocates the image arrays of each
  * delta or snapshot.
  *
  * <p><b>Publication</b> ({@code ckf-cbi1.md} §5): every applied event adds one pending event;
@@ -86,7 +88,8 @@ public final class CkfProducer {
     this.addressing = CkfAddressing.of(config.format());
     this.table = newTable();
     this.dirty = new DirtyWindow(table.bucketCount());
-    this.owners = new OwnersMap(INITIAL_OWNERS_CAPACITY);
+    this.owners = new OwnersMap(
+        Math.max(INITIAL_OWNERS_CAPACITY, OwnersMap.capacityFor(config.expectedUniqueBlocks())));
     this.members = new MemberDirectory();
   }
 

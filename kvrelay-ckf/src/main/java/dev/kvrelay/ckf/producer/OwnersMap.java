@@ -28,6 +28,15 @@ final class OwnersMap {
     allocate(Math.max(8, initialCapacity));
   }
 
+  /** The smallest capacity whose load limit holds {@code entries} (capped at the largest capacity). */
+  static int capacityFor(long entries) {
+    long cap = Math.max(8, entries + entries / 9 + 2);
+    while (HashMix.maxFill((int) Math.min(cap, HashMix.MAX_CAPACITY)) < entries && cap < HashMix.MAX_CAPACITY) {
+      cap++;
+    }
+    return (int) Math.min(cap, HashMix.MAX_CAPACITY);
+  }
+
   private void allocate(int cap) {
     keys = new long[cap];
     owners = new int[cap];
