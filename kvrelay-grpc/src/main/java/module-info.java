@@ -5,6 +5,8 @@
  * <p>Only the client and server packages are API. The wire codec ({@code dev.kvrelay.grpc.wire}) and the
  * generated messages and stubs ({@code dev.kvrelay.grpc.proto}) are the module's inside.
  */
+// gRPC is in the API (see the requires below) and ships as automatic modules: consumers need them transitively.
+@SuppressWarnings("requires-transitive-automatic")
 module dev.kvrelay.grpc {
   requires org.slf4j;
   requires static transitive org.jspecify;

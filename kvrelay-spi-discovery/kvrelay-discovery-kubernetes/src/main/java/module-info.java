@@ -3,6 +3,8 @@
  * (container mode) joined with {@code DynamoWorkerMetadata} custom resources ({@code runtime-inputs §3}), on
  * fabric8 kubernetes-client.
  */
+// fabric8 types are in the API (KubernetesDiscovery takes a KubernetesClient) and ship as automatic modules.
+@SuppressWarnings("requires-transitive-automatic")
 module dev.kvrelay.discovery.kubernetes {
   requires transitive dev.kvrelay.spi.discovery;
   requires transitive kubernetes.client.api;

@@ -207,17 +207,15 @@ final class GrpcRelayStream<P, T> implements RelayStream<T> {
   private final class Listener extends ClientCall.Listener<P> {
     @Override
     public void onMessage(P message) {
-      T value = null;
-      RelayException refused = null;
+      T value;
       try {
         value = decoder.decode(message);
       } catch (RelayException e) {
-        refused = e;
+        refuse(e);
+        return;
       } catch (RuntimeException e) {
-        refused = new RelayException(RelayErrorReason.INVALID_PUBLICATION, "unreadable message: " + e);
-      }
-      if (refused != null) {
-        counters.rejectedMessages.incrementAndGet(); // counted before anyone can observe the failure
+        refuse(new RelayException(RelayErrorReason.INVALID_PUBLICATION, "unreadable message: " + e));
+        return;
       }
       boolean first;
       synchronized (lock) {
@@ -225,25 +223,35 @@ final class GrpcRelayStream<P, T> implements RelayStream<T> {
         if (ended) {
           return;
         }
-        if (refused != null) {
-          ended = true;
-          error = refused;
-          first = !delivered;
-        } else {
-          queue.add(value);
-          highWater = Math.max(highWater, queue.size());
-          first = !delivered;
-          delivered = true;
-        }
+        queue.add(value);
+        highWater = Math.max(highWater, queue.size());
+        first = !delivered;
+        delivered = true;
         lock.notifyAll();
       }
-      if (refused != null) {
-        call.cancel("message refused by the client: " + refused.getMessage(), null);
-        if (first) {
-          firstArrival.completeExceptionally(refused);
-        }
-      } else if (first) {
+      if (first) {
         firstArrival.complete(GrpcRelayStream.this);
+      }
+      signal();
+    }
+
+    /** A message could not be decoded: the stream ends with {@code refused} and the call is cancelled. */
+    private void refuse(RelayException refused) {
+      counters.rejectedMessages.incrementAndGet(); // counted before anyone can observe the failure
+      boolean first;
+      synchronized (lock) {
+        outstanding--;
+        if (ended) {
+          return;
+        }
+        ended = true;
+        error = refused;
+        first = !delivered;
+        lock.notifyAll();
+      }
+      call.cancel("message refused by the client: " + refused.getMessage(), null);
+      if (first) {
+        firstArrival.completeExceptionally(refused);
       }
       signal();
     }

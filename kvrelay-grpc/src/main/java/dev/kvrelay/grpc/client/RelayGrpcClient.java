@@ -34,6 +34,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -163,14 +164,15 @@ public final class RelayGrpcClient implements RelaySource, AutoCloseable {
         KvEventRelayGrpc.getSubscribeKvPoolMethod(), options, WireCodec.subscribePoolRequest(subscriberId, expected),
         WireDecoders.pool(), queueBound, counters);
     CompletableFuture<RelayStream<PoolFrame>> result = new CompletableFuture<>();
-    stream.firstArrival().whenComplete((s, e) -> {
+    // The dependent stages are not needed: their callbacks only complete result / close the stream.
+    CompletionStage<?> unused = stream.firstArrival().whenComplete((s, e) -> {
       if (e != null) {
         result.completeExceptionally(e);
       } else {
         result.complete(s);
       }
     });
-    result.whenComplete((s, e) -> {
+    unused = result.whenComplete((s, e) -> {
       if (result.isCancelled()) {
         stream.close();
       }

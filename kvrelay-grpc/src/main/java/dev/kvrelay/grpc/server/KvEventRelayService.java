@@ -27,6 +27,7 @@ import dev.kvrelay.grpc.wire.WireCodec;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.util.Objects;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
 
@@ -89,13 +90,15 @@ final class KvEventRelayService extends KvEventRelayGrpc.KvEventRelayImplBase {
       return;
     }
     StreamPump<dev.kvrelay.engine.wan.PoolFrame, FilterUpdate> pump = new StreamPump<>(out, new PoolFrameCodec()::encode, pumps); // this stream's producer memo
-    engine.subscribePool(expected.poolId(), expected, request.getSubscriberId()).whenComplete((stream, error) -> {
-      if (error != null) {
-        pump.fail(StreamPump.statusOf(error));
-      } else {
-        pump.attach(stream);
-      }
-    });
+    // The dependent stage is not needed: the callback hands the outcome to the pump, which reports it on the call.
+    CompletionStage<?> unused = engine.subscribePool(expected.poolId(), expected, request.getSubscriberId())
+        .whenComplete((stream, error) -> {
+          if (error != null) {
+            pump.fail(StreamPump.statusOf(error));
+          } else {
+            pump.attach(stream);
+          }
+        });
   }
 
   @Override

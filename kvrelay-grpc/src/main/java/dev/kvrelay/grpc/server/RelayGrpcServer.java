@@ -24,6 +24,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -155,7 +156,9 @@ public final class RelayGrpcServer implements AutoCloseable {
     }
     // Reactions run on the supervisor thread, never on an engine thread: closing the engine from its own control
     // thread would wait on itself.
-    engine.terminated().whenCompleteAsync((v, e) -> stop(e == null ? null : unwrap(e), e != null), supervisor);
+    // The dependent stage is not needed: the reaction is stop(), whose outcome the server's own state reports.
+    CompletionStage<?> unused =
+        engine.terminated().whenCompleteAsync((v, e) -> stop(e == null ? null : unwrap(e), e != null), supervisor);
     Server listener = s;
     Thread watcher = new Thread(() -> watchListener(listener), "kvrelay-grpc-listener-watch");
     watcher.setDaemon(true);
@@ -409,7 +412,7 @@ public final class RelayGrpcServer implements AutoCloseable {
       if (acceptEncoding == null) {
         return false;
       }
-      for (String token : acceptEncoding.split(",")) {
+      for (String token : acceptEncoding.split(",", -1)) {
         if (token.trim().equalsIgnoreCase(ZstdCodec.ENCODING)) {
           return true;
         }

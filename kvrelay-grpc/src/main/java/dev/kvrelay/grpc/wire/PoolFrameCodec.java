@@ -67,6 +67,7 @@ public final class PoolFrameCodec {
     return decodeMisses;
   }
 
+  @SuppressWarnings("ReferenceEquality") // identity is the memo's fast path before equals, once per frame
   private ProducerIdentity encodeProducer(dev.kvrelay.api.ProducerIdentity producer) {
     ProducerMemo m = encoded;
     if (m != null && (m.value() == producer || m.value().equals(producer))) {
@@ -79,6 +80,7 @@ public final class PoolFrameCodec {
   }
 
   /** Validates through the decode memo (only valid keys are remembered). */
+  @SuppressWarnings("ReferenceEquality") // identity is the memo's fast path before equals, once per frame
   private dev.kvrelay.api.ProducerIdentity decodeProducer(ProducerIdentity proto) throws WireValidationException {
     ProducerMemo m = decoded;
     if (m != null && (m.proto() == proto || m.proto().equals(proto))) {

@@ -89,19 +89,14 @@ public final class DiscoveryCodec {
   public static DiscoveryRecord decode(JsonValue value) throws DiscoveryDecodeException {
     Fields f = Fields.of(value, "");
     String type = f.requiredString("type");
-    switch (type) {
-      case "Endpoint":
-        return endpoint(f);
-      case "Model":
-        return model(f);
-      case "EventChannel":
-        return eventChannel(f);
-      case "EventSource":
-        return eventSource(f);
-      default:
-        throw new DiscoveryDecodeException(DiscoveryDecodeException.Reason.UNKNOWN_TYPE, "type",
+    return switch (type) {
+      case "Endpoint" -> endpoint(f);
+      case "Model" -> model(f);
+      case "EventChannel" -> eventChannel(f);
+      case "EventSource" -> eventSource(f);
+      default -> throw new DiscoveryDecodeException(DiscoveryDecodeException.Reason.UNKNOWN_TYPE, "type",
             "unknown DiscoveryInstance type '" + type + "'");
-    }
+    };
   }
 
   /**
@@ -153,7 +148,7 @@ public final class DiscoveryCodec {
     List<DiscoveryRecord> sorted = new ArrayList<>(records);
     sorted.sort((a, b) -> DiscoveryKey.ORDER.compare(a.key(), b.key()));
     for (DiscoveryRecord r : sorted) {
-      maps.get(r.key().kind()).put(r.key().path(), encode(r));
+      maps.computeIfAbsent(r.key().kind(), k -> new LinkedHashMap<>()).put(r.key().path(), encode(r));
     }
     JsonObject.Builder b = JsonObject.builder();
     for (Map.Entry<DiscoveryKind, Map<String, JsonValue>> e : maps.entrySet()) {
@@ -164,19 +159,17 @@ public final class DiscoveryCodec {
 
   /** The {@code DiscoveryInstance} JSON of {@code record}. */
   public static JsonObject encode(DiscoveryRecord record) {
-    if (record instanceof EndpointRecord) {
-      return instanceFields(JsonObject.builder().put("type", "Endpoint"), (EndpointRecord) record).build();
+    if (record instanceof EndpointRecord endpointRecord) {
+      return instanceFields(JsonObject.builder().put("type", "Endpoint"), endpointRecord).build();
     }
-    if (record instanceof ModelRecord) {
-      ModelRecord m = (ModelRecord) record;
+    if (record instanceof ModelRecord m) {
       return endpointFields(JsonObject.builder().put("type", "Model"), m.key().endpoint())
           .put("instance_id", JsonNumber.ofUnsigned(m.key().instanceId()))
           .put("card_json", m.rawCard())
           .putIfPresent("model_suffix", m.key().suffix())
           .build();
     }
-    if (record instanceof EventChannelRecord) {
-      EventChannelRecord c = (EventChannelRecord) record;
+    if (record instanceof EventChannelRecord c) {
       return JsonObject.builder()
           .put("type", "EventChannel")
           .put("scope", scope(c.key().scope()))
@@ -261,18 +254,14 @@ public final class DiscoveryCodec {
       throw Fields.wrongType(t.field(only.getKey()), "a string", only.getValue());
     }
     String value = ((JsonString) only.getValue()).value();
-    switch (normalizedTag(only.getKey())) {
-      case "tcp":
-        return new Transport.Tcp(value);
-      case "natstcp":
-      case "nats":
-        return new Transport.NatsTcp(value);
-      case "http":
-        return new Transport.Http(value);
-      default:
-        throw new DiscoveryDecodeException(DiscoveryDecodeException.Reason.UNKNOWN_TYPE, t.field(only.getKey()),
-            "unknown transport '" + only.getKey() + "'");
-    }
+    return switch (normalizedTag(only.getKey())) {
+      case "tcp" -> new Transport.Tcp(value);
+      case "natstcp", "nats" -> new Transport.NatsTcp(value);
+      case "http" -> new Transport.Http(value);
+      default -> throw new DiscoveryDecodeException(
+          DiscoveryDecodeException.Reason.UNKNOWN_TYPE, t.field(only.getKey()),
+          "unknown transport '" + only.getKey() + "'");
+    };
   }
 
   private static String normalizedTag(String tag) {
@@ -296,17 +285,13 @@ public final class DiscoveryCodec {
   private static EventScope scope(Fields s) throws DiscoveryDecodeException {
     String kind = s.requiredString("kind");
     try {
-      switch (normalizedTag(kind)) {
-        case "namespace":
-          return new EventScope.Namespace(s.requiredString("name"));
-        case "component":
-          return new EventScope.Component(s.requiredString("namespace"), s.requiredString("component"));
-        case "endpoint":
-          return new EventScope.Endpoint(RuntimeConfig.endpointId(s.requiredObject("endpoint")));
-        default:
-          throw new DiscoveryDecodeException(DiscoveryDecodeException.Reason.UNKNOWN_TYPE, s.field("kind"),
+      return switch (normalizedTag(kind)) {
+        case "namespace" -> new EventScope.Namespace(s.requiredString("name"));
+        case "component" -> new EventScope.Component(s.requiredString("namespace"), s.requiredString("component"));
+        case "endpoint" -> new EventScope.Endpoint(RuntimeConfig.endpointId(s.requiredObject("endpoint")));
+        default -> throw new DiscoveryDecodeException(DiscoveryDecodeException.Reason.UNKNOWN_TYPE, s.field("kind"),
               "unknown scope kind '" + kind + "'");
-      }
+      };
     } catch (IllegalArgumentException e) {
       throw Fields.invalid(s.path(), String.valueOf(e.getMessage()));
     }
@@ -338,17 +323,14 @@ public final class DiscoveryCodec {
   private static ChannelTransport channelTransport(Fields t) throws DiscoveryDecodeException {
     String kind = t.requiredString("kind");
     Fields config = t.requiredObject("config");
-    switch (normalizedTag(kind)) {
-      case "nats":
-        return new ChannelTransport.Nats(config.requiredString("subject_prefix"));
-      case "zmq":
-        return new ChannelTransport.Zmq(config.requiredString("endpoint"));
-      case "zmqbroker":
-        return new ChannelTransport.ZmqBroker(config.stringList("xsub_endpoints"), config.stringList("xpub_endpoints"));
-      default:
-        throw new DiscoveryDecodeException(DiscoveryDecodeException.Reason.UNKNOWN_TYPE, t.field("kind"),
+    return switch (normalizedTag(kind)) {
+      case "nats" -> new ChannelTransport.Nats(config.requiredString("subject_prefix"));
+      case "zmq" -> new ChannelTransport.Zmq(config.requiredString("endpoint"));
+      case "zmqbroker" -> new ChannelTransport.ZmqBroker(
+          config.stringList("xsub_endpoints"), config.stringList("xpub_endpoints"));
+      default -> throw new DiscoveryDecodeException(DiscoveryDecodeException.Reason.UNKNOWN_TYPE, t.field("kind"),
             "unknown event transport kind '" + kind + "'");
-    }
+    };
   }
 
   private static EventSourceRecord eventSource(Fields f) throws DiscoveryDecodeException {
@@ -402,9 +384,9 @@ public final class DiscoveryCodec {
     if (scope instanceof EventScope.Namespace) {
       return JsonObject.builder().put("kind", "namespace").put("name", scope.namespace()).build();
     }
-    if (scope instanceof EventScope.Component) {
+    if (scope instanceof EventScope.Component component) {
       return JsonObject.builder().put("kind", "component").put("namespace", scope.namespace())
-          .put("component", ((EventScope.Component) scope).component()).build();
+          .put("component", component.component()).build();
     }
     return JsonObject.builder().put("kind", "endpoint")
         .put("endpoint", endpointId(((EventScope.Endpoint) scope).endpoint())).build();
@@ -412,10 +394,10 @@ public final class DiscoveryCodec {
 
   private static JsonObject channelTransport(ChannelTransport t) {
     JsonObject config;
-    if (t instanceof ChannelTransport.Nats) {
-      config = JsonObject.builder().put("subject_prefix", ((ChannelTransport.Nats) t).subjectPrefix()).build();
-    } else if (t instanceof ChannelTransport.Zmq) {
-      config = JsonObject.builder().put("endpoint", ((ChannelTransport.Zmq) t).endpoint()).build();
+    if (t instanceof ChannelTransport.Nats nats) {
+      config = JsonObject.builder().put("subject_prefix", nats.subjectPrefix()).build();
+    } else if (t instanceof ChannelTransport.Zmq zmq) {
+      config = JsonObject.builder().put("endpoint", zmq.endpoint()).build();
     } else {
       ChannelTransport.ZmqBroker b = (ChannelTransport.ZmqBroker) t;
       config = JsonObject.builder()

@@ -47,13 +47,10 @@ public sealed interface DiscoveryKey permits EndpointKey, ModelKey, EventChannel
    */
   static DiscoveryKey parse(DiscoveryKind kind, String path) throws DiscoveryDecodeException {
     try {
-      switch (kind) {
-        case ENDPOINT:
-        case MODEL:
-          return parseInstancePath(kind, path);
-        default:
-          return parseEventPath(kind, path);
-      }
+      return switch (kind) {
+        case ENDPOINT, MODEL -> parseInstancePath(kind, path);
+        default -> parseEventPath(kind, path);
+      };
     } catch (DiscoveryDecodeException e) {
       throw e.at(kind.bucket() + "/" + path);
     }
@@ -88,7 +85,7 @@ public sealed interface DiscoveryKey permits EndpointKey, ModelKey, EventChannel
     try {
       endpoint = DynamoEndpointId.fromWire(parts[0], parts[1], parts[2]);
     } catch (WireValidationException e) {
-      throw invalidPath(e.getMessage());
+      throw invalidPath(e.field() + ": " + e.detail());
     }
     long id = Names.parseHex(parts[3], "");
     if (kind == DiscoveryKind.ENDPOINT) {
@@ -121,7 +118,7 @@ public sealed interface DiscoveryKey permits EndpointKey, ModelKey, EventChannel
         scope = new EventScope.Endpoint(DynamoEndpointId.fromWire(
             namespace, segment(p[3]), segment(p[5])));
       } catch (WireValidationException e) {
-        throw invalidPath(e.getMessage());
+        throw invalidPath(e.field() + ": " + e.detail());
       }
     }
     int t = p.length - 3;

@@ -43,8 +43,8 @@ public interface DiscoveryRegistrar extends AutoCloseable {
    * @throws DiscoveryException {@code INVALID_CONFIGURATION} naming both ids
    */
   static void requireOwnedBy(long instanceId, DiscoveryKey key) throws DiscoveryException {
-    long owner = key instanceof EndpointKey ? ((EndpointKey) key).instanceId()
-        : key instanceof ModelKey ? ((ModelKey) key).instanceId() : instanceId;
+    long owner = key instanceof EndpointKey endpointKey ? endpointKey.instanceId()
+        : key instanceof ModelKey modelKey ? modelKey.instanceId() : instanceId;
     if (owner != instanceId) {
       throw new DiscoveryException(DiscoveryException.Kind.INVALID_CONFIGURATION, "cannot register "
           + key.storageKey() + ": its instance id " + Long.toHexString(owner) + " is not this process's "

@@ -154,21 +154,21 @@ public final class DiscoveryScope {
 
   /** True if the object with this key is inside the scope. */
   public boolean matches(DiscoveryKey key) {
-    if (key instanceof EndpointKey) {
-      return matchesEndpoint(((EndpointKey) key).endpoint());
+    if (key instanceof EndpointKey endpointKey) {
+      return matchesEndpoint(endpointKey.endpoint());
     }
-    if (key instanceof ModelKey) {
-      return matchesEndpoint(((ModelKey) key).endpoint());
+    if (key instanceof ModelKey modelKey) {
+      return matchesEndpoint(modelKey.endpoint());
     }
-    EventScope scope = key instanceof EventChannelKey ? ((EventChannelKey) key).scope() : ((EventSourceKey) key).scope();
+    EventScope scope = key instanceof EventChannelKey channelKey ? channelKey.scope() : ((EventSourceKey) key).scope();
     if (!matchesNamespace(scope.namespace())) {
       return false;
     }
-    if (scope instanceof EventScope.Endpoint) {
-      return matchesEndpoint(((EventScope.Endpoint) scope).endpoint());
+    if (scope instanceof EventScope.Endpoint endpoint) {
+      return matchesEndpoint(endpoint.endpoint());
     }
-    if (scope instanceof EventScope.Component) {
-      return matchesParts(new String[] {scope.namespace(), ((EventScope.Component) scope).component()});
+    if (scope instanceof EventScope.Component component) {
+      return matchesParts(new String[] {scope.namespace(), component.component()});
     }
     return matchesParts(new String[] {scope.namespace()});
   }
@@ -199,10 +199,10 @@ public final class DiscoveryScope {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof DiscoveryScope
-        && watchAll == ((DiscoveryScope) o).watchAll
-        && namespaces.equals(((DiscoveryScope) o).namespaces)
-        && endpointPrefixes.equals(((DiscoveryScope) o).endpointPrefixes);
+    return o instanceof DiscoveryScope discoveryScope
+        && watchAll == discoveryScope.watchAll
+        && namespaces.equals(discoveryScope.namespaces)
+        && endpointPrefixes.equals(discoveryScope.endpointPrefixes);
   }
 
   @Override

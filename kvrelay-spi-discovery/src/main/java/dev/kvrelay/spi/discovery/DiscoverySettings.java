@@ -3,6 +3,7 @@ package dev.kvrelay.spi.discovery;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
@@ -16,7 +17,7 @@ public final class DiscoverySettings {
 
   private final Map<String, String> values;
 
-  private DiscoverySettings(TreeMap<String, String> values) {
+  private DiscoverySettings(SortedMap<String, String> values) {
     this.values = Collections.unmodifiableMap(values);
   }
 
@@ -77,7 +78,7 @@ public final class DiscoverySettings {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof DiscoverySettings && values.equals(((DiscoverySettings) o).values);
+    return o instanceof DiscoverySettings discoverySettings && values.equals(discoverySettings.values);
   }
 
   @Override

@@ -28,10 +28,10 @@ final class Fields {
 
   /** Wraps {@code value}, which must be an object; {@code path} names it in errors ("" for the root). */
   static Fields of(@Nullable JsonValue value, String path) throws DiscoveryDecodeException {
-    if (!(value instanceof JsonObject)) {
+    if (!(value instanceof JsonObject jsonObject)) {
       throw wrongType(path, "an object", value);
     }
-    return new Fields((JsonObject) value, path);
+    return new Fields(jsonObject, path);
   }
 
   /** The dotted path of this object ("" for the root). */
@@ -122,10 +122,10 @@ final class Fields {
     if (v == null) {
       return null;
     }
-    if (!(v instanceof JsonArray)) {
+    if (!(v instanceof JsonArray jsonArray)) {
       throw wrongType(field(name), "an array", v);
     }
-    return (JsonArray) v;
+    return jsonArray;
   }
 
   /** An array of strings; absent or null ⇒ empty. */
@@ -138,34 +138,34 @@ final class Fields {
     List<String> out = new ArrayList<>(array.size());
     for (int i = 0; i < array.size(); i++) {
       JsonValue e = array.get(i);
-      if (!(e instanceof JsonString)) {
+      if (!(e instanceof JsonString jsonString)) {
         throw wrongType(field + "[" + i + "]", "a string", e);
       }
-      out.add(((JsonString) e).value());
+      out.add(jsonString.value());
     }
     return List.copyOf(out);
   }
 
   private String asString(String name, JsonValue v) throws DiscoveryDecodeException {
-    if (!(v instanceof JsonString)) {
+    if (!(v instanceof JsonString jsonString)) {
       throw wrongType(field(name), "a string", v);
     }
-    return ((JsonString) v).value();
+    return jsonString.value();
   }
 
   private boolean asBoolean(String name, JsonValue v) throws DiscoveryDecodeException {
-    if (!(v instanceof JsonBoolean)) {
+    if (!(v instanceof JsonBoolean jsonBoolean)) {
       throw wrongType(field(name), "a boolean", v);
     }
-    return ((JsonBoolean) v).value();
+    return jsonBoolean.value();
   }
 
   private long asU64(String name, JsonValue v) throws DiscoveryDecodeException {
-    if (!(v instanceof JsonNumber)) {
+    if (!(v instanceof JsonNumber jsonNumber)) {
       throw wrongType(field(name), "an unsigned integer", v);
     }
     try {
-      return ((JsonNumber) v).asUnsignedLong();
+      return jsonNumber.asUnsignedLong();
     } catch (JsonException e) {
       throw new DiscoveryDecodeException(DiscoveryDecodeException.Reason.INVALID_VALUE, field(name), "",
           "not a u64: " + e.getMessage(), e);

@@ -115,10 +115,10 @@ public final class InMemoryDiscovery implements DiscoveryBackend {
     List<String> copy = List.copyOf(taints);
     synchronized (lock) {
       DiscoveryRecord current = records.get(key);
-      if (!(current instanceof ModelRecord)) {
+      if (!(current instanceof ModelRecord modelRecord)) {
         return false;
       }
-      records.put(key, ((ModelRecord) current).withTaints(copy));
+      records.put(key, modelRecord.withTaints(copy));
       notify(key, l -> l.onModelTaintsUpdated(key, copy));
       return true;
     }

@@ -20,13 +20,10 @@ public enum KvEventSourceMode {
     if (raw == null) {
       return LEGACY_WORKER_ONLY;
     }
-    switch (raw) {
-      case "framework_v1":
-        return FRAMEWORK_V1;
-      case "state_agent_v2":
-        return STATE_AGENT_V2;
-      default:
-        return UNKNOWN;
-    }
+    return switch (raw) {
+      case "framework_v1" -> FRAMEWORK_V1;
+      case "state_agent_v2" -> STATE_AGENT_V2;
+      default -> UNKNOWN;
+    };
   }
 }

@@ -190,11 +190,11 @@ public record ModelCard(
     for (int i = 0; i < outer.size(); i++) {
       String field = "needs[" + i + "]";
       JsonValue inner = outer.get(i);
-      if (!(inner instanceof JsonArray)) {
+      if (!(inner instanceof JsonArray jsonArray)) {
         throw Fields.wrongType(field, "an array of worker types", inner);
       }
       List<WorkerRole> conjunction = new ArrayList<>();
-      List<String> names = Fields.strings(field, (JsonArray) inner);
+      List<String> names = Fields.strings(field, jsonArray);
       for (int j = 0; j < names.size(); j++) {
         conjunction.add(workerType(field + "[" + j + "]", names.get(j)));
       }
@@ -228,27 +228,26 @@ public record ModelCard(
   }
 
   private static OptionalInt decodeModelType(JsonValue value) {
-    if (value instanceof JsonString) {
-      return flagsFromText(((JsonString) value).value());
+    if (value instanceof JsonString jsonString) {
+      return flagsFromText(jsonString.value());
     }
-    if (value instanceof JsonNumber) {
-      return flagsFromNumber((JsonNumber) value);
+    if (value instanceof JsonNumber jsonNumber) {
+      return flagsFromNumber(jsonNumber);
     }
-    if (value instanceof JsonObject) {
-      JsonObject o = (JsonObject) value;
+    if (value instanceof JsonObject o) {
       JsonValue bits = o.get("bits");
-      if (o.size() == 1 && bits instanceof JsonNumber) {
-        return flagsFromNumber((JsonNumber) bits);
+      if (o.size() == 1 && bits instanceof JsonNumber jsonNumber) {
+        return flagsFromNumber(jsonNumber);
       }
       return OptionalInt.empty();
     }
-    if (value instanceof JsonArray) {
+    if (value instanceof JsonArray jsonArray) {
       int flags = 0;
-      for (JsonValue e : ((JsonArray) value).elements()) {
-        if (!(e instanceof JsonString)) {
+      for (JsonValue e : jsonArray.elements()) {
+        if (!(e instanceof JsonString jsonString)) {
           return OptionalInt.empty();
         }
-        int bit = flagBit(((JsonString) e).value().trim());
+        int bit = flagBit(jsonString.value().trim());
         if (bit < 0) {
           return OptionalInt.empty();
         }

@@ -40,7 +40,7 @@ public record ModelRecord(ModelKey key, ModelCard card, JsonObject rawCard) impl
    */
   public ModelRecord withTaints(List<String> taints) {
     JsonValue rc = rawCard.get("runtime_config");
-    JsonObject runtimeConfig = rc instanceof JsonObject ? (JsonObject) rc : JsonObject.of();
+    JsonObject runtimeConfig = rc instanceof JsonObject jsonObject ? jsonObject : JsonObject.of();
     JsonObject patched = rawCard.with("runtime_config", runtimeConfig.with("taints", JsonArray.ofStrings(taints)));
     return new ModelRecord(key, card.withTaints(taints), patched);
   }

@@ -1,6 +1,7 @@
 package dev.kvrelay.spi.discovery;
 
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -57,7 +58,7 @@ public abstract class QueuedDiscoveryWatch implements DiscoveryWatch {
       return;
     }
     try {
-      executor.execute(task);
+      executor.execute(guarded(task));
     } catch (RejectedExecutionException e) {
       // closed concurrently: nothing more runs
     }
@@ -69,7 +70,7 @@ public abstract class QueuedDiscoveryWatch implements DiscoveryWatch {
    */
   protected final void enqueueCleanup(Runnable task) {
     try {
-      executor.execute(task);
+      executor.execute(guarded(task));
     } catch (RejectedExecutionException e) {
       // already shut down
     }
@@ -78,7 +79,8 @@ public abstract class QueuedDiscoveryWatch implements DiscoveryWatch {
   /** Runs {@code task} on the delivery thread after {@code delayMs}; ignored once closed. */
   protected final void schedule(Runnable task, long delayMs) {
     try {
-      executor.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+      // The future is not needed: the guarded task logs its own failure, and close() drops it (shutdown policy).
+      ScheduledFuture<?> unused = executor.schedule(guarded(task), delayMs, TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException e) {
       // closed concurrently
     }
@@ -91,6 +93,19 @@ public abstract class QueuedDiscoveryWatch implements DiscoveryWatch {
    */
   protected final <T> java.util.concurrent.Future<T> call(java.util.concurrent.Callable<T> task) {
     return executor.submit(task);
+  }
+
+  /**
+   * The task, logging what it throws: the executor would otherwise keep the exception in a future nobody reads.
+   */
+  private static Runnable guarded(Runnable task) {
+    return () -> {
+      try {
+        task.run();
+      } catch (RuntimeException e) {
+        LOG.warn("discovery watch task threw; the task is dropped and the watch goes on", e);
+      }
+    };
   }
 
   /** Runs a listener callback now, on the calling (delivery) thread, unless the watch is closed. */

@@ -212,17 +212,15 @@ public final class EventPlaneCodec {
       throw in.wrongType(field, "a variant name");
     }
     int v = in.readName(DATA_VARIANTS, field);
-    switch (v) {
-      case 0:
-        return readStored(in);
-      case 1:
-        return readRemoved(in);
-      case 2:
+    return switch (v) {
+      case 0 -> readStored(in);
+      case 1 -> readRemoved(in);
+      case 2 -> {
         in.skipValue("event.data.cleared");
-        return KvEventData.Cleared.INSTANCE;
-      default:
-        throw new EventDecodeException(Reason.BAD_VARIANT, field, "unknown variant");
-    }
+        yield KvEventData.Cleared.INSTANCE;
+      }
+      default -> throw new EventDecodeException(Reason.BAD_VARIANT, field, "unknown variant");
+    };
   }
 
   private static KvEventData.Stored readStored(MsgpackReader in) throws EventDecodeException {

@@ -1,5 +1,7 @@
 package dev.kvrelay.spi.eventplane;
 
+import java.util.Objects;
+
 /**
  * Thread-safe (stateless): the {@code mem} event-plane provider; every {@link #open} returns a new,
  * independent {@link InMemoryEventPlane} whose subscriptions ignore channels. Its priority is the lowest
@@ -19,7 +21,7 @@ public final class InMemoryEventPlaneProvider implements EventPlaneProvider {
 
   @Override
   public String artifact() {
-    return EventPlaneProviders.KNOWN_ARTIFACTS.get(NAME);
+    return Objects.requireNonNull(EventPlaneProviders.KNOWN_ARTIFACTS.get(NAME), NAME);
   }
 
   @Override

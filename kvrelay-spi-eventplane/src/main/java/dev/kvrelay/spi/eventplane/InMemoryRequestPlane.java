@@ -74,6 +74,7 @@ public final class InMemoryRequestPlane implements RequestPlaneClient {
   }
 
   @Override
+  @SuppressWarnings("CollectionUndefinedEquality") // in-flight futures are tracked by identity, which is their equals
   public CompletionStage<WorkerKvQueryResponse> query(
       RecoveryTarget target, WorkerKvQueryRequest request, Duration timeout) {
     Objects.requireNonNull(target, "target");
@@ -91,7 +92,8 @@ public final class InMemoryRequestPlane implements RequestPlaneClient {
           () -> result.completeExceptionally(new RequestPlaneException(RequestPlaneException.Kind.TIMEOUT,
               "no answer from " + target + " within " + timeout)),
           Math.max(0, timeout.toNanos()), TimeUnit.NANOSECONDS);
-      result.whenComplete((r, e) -> {
+      // The dependent stage is not needed: the clean-up below cannot throw.
+      CompletableFuture<?> unused = result.whenComplete((r, e) -> {
         inFlight.remove(result);
         timer.cancel(false);
       });
@@ -114,7 +116,9 @@ public final class InMemoryRequestPlane implements RequestPlaneClient {
       if (a.delay().isZero() || a.delay().isNegative()) {
         result.complete(a.response());
       } else {
-        scheduler.schedule(() -> result.complete(a.response()), a.delay().toNanos(), TimeUnit.NANOSECONDS);
+        // The timer's future is not needed: completing the result cannot throw, and close() ends the scheduler.
+        ScheduledFuture<?> unused =
+            scheduler.schedule(() -> result.complete(a.response()), a.delay().toNanos(), TimeUnit.NANOSECONDS);
       }
     } else if (reply instanceof Worker.Refusal r) {
       result.completeExceptionally(new RequestPlaneException(RequestPlaneException.Kind.REJECTED, r.message()));

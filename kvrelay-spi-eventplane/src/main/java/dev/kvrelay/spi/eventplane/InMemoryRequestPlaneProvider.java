@@ -1,6 +1,7 @@
 package dev.kvrelay.spi.eventplane;
 
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Thread-safe (stateless): the {@code mem} request-plane provider; every {@link #open} returns a new, empty
@@ -21,7 +22,7 @@ public final class InMemoryRequestPlaneProvider implements RequestPlaneProvider 
 
   @Override
   public String artifact() {
-    return RequestPlaneProviders.KNOWN_ARTIFACTS.get(NAME);
+    return Objects.requireNonNull(RequestPlaneProviders.KNOWN_ARTIFACTS.get(NAME), NAME);
   }
 
   @Override

@@ -42,6 +42,7 @@ public sealed interface KvEventData permits KvEventData.Stored, KvEventData.Remo
    *
    * @param blockHashes {@code block_hashes}: engine block ids, unsigned 64-bit
    */
+  @SuppressWarnings("ArrayRecordComponent") // equals, hashCode and toString below use the array's contents
   record Removed(long[] blockHashes) implements KvEventData {
     /** Requires a non-null array (taken over, not copied). */
     public Removed {

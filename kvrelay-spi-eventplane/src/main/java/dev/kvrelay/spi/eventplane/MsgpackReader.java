@@ -120,7 +120,7 @@ final class MsgpackReader {
     MessageFormat f = peek(field);
     try {
       switch (f) {
-        case UINT64: {
+        case UINT64 -> {
           if (remaining() < 9) {
             throw new EventDecodeException(Reason.TRUNCATED, field, "input ends inside an 8-byte value");
           }
@@ -131,16 +131,14 @@ final class MsgpackReader {
           }
           return v;
         }
-        case POSFIXINT: case UINT8: case UINT16: case UINT32:
-        case NEGFIXINT: case INT8: case INT16: case INT32: case INT64: {
+        case POSFIXINT, UINT8, UINT16, UINT32, NEGFIXINT, INT8, INT16, INT32, INT64 -> {
           long v = in.unpackLong();
           if (v < 0) {
             throw new EventDecodeException(Reason.OUT_OF_RANGE, field, "negative value " + v + " for an unsigned field");
           }
           return v;
         }
-        default:
-          throw wrongType(field, "an integer");
+        default -> throw wrongType(field, "an integer");
       }
     } catch (IOException | MessagePackException e) {
       throw translate(e, field);
@@ -303,6 +301,7 @@ final class MsgpackReader {
   }
 
   /** Immutable by contract: a byte range of the input, or a copied array when the bytes were not contiguous. */
+  @SuppressWarnings("ArrayRecordComponent") // a decoder-internal carrier, never compared, hashed or printed
   record Span(int offset, int length, byte @Nullable [] copy) {}
 
   byte[] buffer() {
@@ -324,7 +323,7 @@ final class MsgpackReader {
     }
     try {
       switch (f.getValueType()) {
-        case MAP: {
+        case MAP -> {
           int n = readMapHeader(field);
           for (int i = 0; i < n; i++) {
             skip(field, depth + 1);
@@ -332,24 +331,26 @@ final class MsgpackReader {
           }
           return;
         }
-        case ARRAY: {
+        case ARRAY -> {
           int n = readArrayHeader(field);
           for (int i = 0; i < n; i++) {
             skip(field, depth + 1);
           }
           return;
         }
-        case STRING:
+        case STRING -> {
           skipRaw(readStringHeader(field), field);
           return;
-        case BINARY:
+        }
+        case BINARY -> {
           skipRaw(checkCount(in.unpackBinaryHeader(), 1, field), field);
           return;
-        case EXTENSION:
+        }
+        case EXTENSION -> {
           skipRaw(checkCount(in.unpackExtensionTypeHeader().getLength(), 1, field), field);
           return;
-        default:
-          in.skipValue(); // nil, boolean, integer, float: fixed size, bounds-checked by msgpack-core
+        }
+        default -> in.skipValue(); // nil, boolean, integer, float: fixed size, bounds-checked by msgpack-core
       }
     } catch (IOException | MessagePackException e) {
       throw translate(e, field);
@@ -368,17 +369,17 @@ final class MsgpackReader {
   }
 
   private static String describe(MessageFormat f) {
-    switch (f.getValueType()) {
-      case INTEGER: return "an integer";
-      case MAP: return "a map";
-      case ARRAY: return "an array";
-      case STRING: return "a string";
-      case NIL: return "nil";
-      case BOOLEAN: return "a boolean";
-      case BINARY: return "binary data";
-      case FLOAT: return "a float";
-      default: return "an extension value";
-    }
+    return switch (f.getValueType()) {
+      case INTEGER -> "an integer";
+      case MAP -> "a map";
+      case ARRAY -> "an array";
+      case STRING -> "a string";
+      case NIL -> "nil";
+      case BOOLEAN -> "a boolean";
+      case BINARY -> "binary data";
+      case FLOAT -> "a float";
+      default -> "an extension value";
+    };
   }
 
   /** Maps a msgpack-core failure (bounds are checked first, so these are the leftovers) to a typed reason. */

@@ -147,12 +147,12 @@ public final class WorkerKvQueryCodec {
     String tag = only.getKey();
     JsonValue v = only.getValue();
     switch (tag) {
-      case "Events": {
+      case "Events" -> {
         JsonObject b = object(v, tag);
         return new WorkerKvQueryResponse.Events(readEvents(required(b, "events", tag), tag + ".events"),
             u64(required(b, "last_event_id", tag), tag + ".last_event_id"));
       }
-      case "TreeDump": {
+      case "TreeDump" -> {
         JsonObject b = object(v, tag);
         List<RouterEvent> events = readEvents(required(b, "events", tag), tag + ".events");
         long last = u64(required(b, "last_event_id", tag), tag + ".last_event_id");
@@ -161,27 +161,27 @@ public final class WorkerKvQueryCodec {
             : scope instanceof JsonString s ? s.value() : Json.write(scope);
         return new WorkerKvQueryResponse.TreeDump(events, last, resetScope);
       }
-      case "TreeDumpFailed": {
+      case "TreeDumpFailed" -> {
         JsonObject b = object(v, tag);
         return new WorkerKvQueryResponse.TreeDumpFailed(
             u64(required(b, "last_event_id", tag), tag + ".last_event_id"),
             string(required(b, "message", tag), tag + ".message"));
       }
-      case "TooNew": {
+      case "TooNew" -> {
         JsonObject b = object(v, tag);
         return new WorkerKvQueryResponse.TooNew(optionalU64(b.get("requested_start"), tag + ".requested_start"),
             optionalU64(b.get("requested_end"), tag + ".requested_end"),
             u64(required(b, "newest_available", tag), tag + ".newest_available"));
       }
-      case "InvalidRange": {
+      case "InvalidRange" -> {
         JsonObject b = object(v, tag);
         return new WorkerKvQueryResponse.InvalidRange(optionalU64(b.get("start_id"), tag + ".start_id"),
             optionalU64(b.get("end_id"), tag + ".end_id"));
       }
-      case "Error":
+      case "Error" -> {
         return new WorkerKvQueryResponse.Error(string(v, tag));
-      default:
-        throw new WorkerKvQueryDecodeException(Reason.BAD_VARIANT, "",
+      }
+      default -> throw new WorkerKvQueryDecodeException(Reason.BAD_VARIANT, "",
             "unknown or unsupported response variant '" + tag + "'", null);
     }
   }
@@ -351,17 +351,13 @@ public final class WorkerKvQueryCodec {
           "a variant object must have one member, has " + o.size(), null);
     }
     Map.Entry<String, JsonValue> only = o.members().entrySet().iterator().next();
-    switch (only.getKey()) {
-      case "stored":
-        return readStored(only.getValue(), join(field, "stored"));
-      case "removed":
-        return readRemoved(only.getValue(), join(field, "removed"));
-      case "cleared":
-        return KvEventData.Cleared.INSTANCE;
-      default:
-        throw new WorkerKvQueryDecodeException(Reason.BAD_VARIANT, field,
+    return switch (only.getKey()) {
+      case "stored" -> readStored(only.getValue(), join(field, "stored"));
+      case "removed" -> readRemoved(only.getValue(), join(field, "removed"));
+      case "cleared" -> KvEventData.Cleared.INSTANCE;
+      default -> throw new WorkerKvQueryDecodeException(Reason.BAD_VARIANT, field,
             "unknown variant '" + only.getKey() + "'", null);
-    }
+    };
   }
 
   private static KvEventData.Stored readStored(JsonValue v, String field) throws WorkerKvQueryDecodeException {
@@ -427,7 +423,7 @@ public final class WorkerKvQueryCodec {
     try {
       return Json.parse(json);
     } catch (JsonException e) {
-      throw new WorkerKvQueryDecodeException(Reason.MALFORMED_JSON, "", e.getMessage(), e);
+      throw new WorkerKvQueryDecodeException(Reason.MALFORMED_JSON, "", String.valueOf(e.getMessage()), e);
     }
   }
 
@@ -435,7 +431,7 @@ public final class WorkerKvQueryCodec {
     try {
       return Json.parse(utf8);
     } catch (JsonException e) {
-      throw new WorkerKvQueryDecodeException(Reason.MALFORMED_JSON, "", e.getMessage(), e);
+      throw new WorkerKvQueryDecodeException(Reason.MALFORMED_JSON, "", String.valueOf(e.getMessage()), e);
     }
   }
 

@@ -93,6 +93,7 @@ public sealed interface WorkerKvQueryResponse
    *
    * @param message the worker's message
    */
+  @SuppressWarnings("JavaLangClash") // the wire variant's name; always used qualified, WorkerKvQueryResponse.Error
   record Error(String message) implements WorkerKvQueryResponse {
     /** Requires a message. */
     public Error {

@@ -86,7 +86,7 @@ public final class ZmqFrames {
           "frame version " + (payload[0] & 0xFF) + " is not 1");
     }
     long declared = bigEndian(payload, 1, 4);
-    long actual = payload.length - PAYLOAD_HEADER_BYTES;
+    long actual = (long) payload.length - PAYLOAD_HEADER_BYTES;
     if (declared != actual) {
       return rejectFrom(publisherId, Reason.BAD_FRAMING, "frame3",
           "payload_len " + declared + " but " + actual + " payload bytes follow");

@@ -120,11 +120,12 @@ public final class EtcdDiscovery implements DiscoveryBackend {
         }
         return new EtcdDiscovery(client, settings, id);
       } catch (ExecutionException e) {
-        last = e.getCause();
-        if (isAuthFailure(last)) {
+        Throwable cause = causeOf(e);
+        last = cause;
+        if (isAuthFailure(cause)) {
           client.close();
           throw new DiscoveryException(DiscoveryException.Kind.INVALID_CONFIGURATION,
-              "etcd refused the credentials of " + EtcdSettings.USERNAME + ": " + last.getMessage(), last);
+              "etcd refused the credentials of " + EtcdSettings.USERNAME + ": " + cause.getMessage(), cause);
         }
       } catch (TimeoutException e) {
         grant.cancel(true);
@@ -144,6 +145,12 @@ public final class EtcdDiscovery implements DiscoveryBackend {
       }
       backoffMs = Math.min(2_000, backoffMs * 2);
     }
+  }
+
+  /** The failure a future reported: the exception's cause, or the exception itself if it carries none. */
+  private static Throwable causeOf(ExecutionException e) {
+    Throwable cause = e.getCause();
+    return cause != null ? cause : e;
   }
 
   private static void revokeQuietly(Client client, long lease) {
@@ -208,12 +215,13 @@ public final class EtcdDiscovery implements DiscoveryBackend {
       client.getKVClient().get(EtcdWatch.bytes("v1/"), GetOption.builder().isPrefix(true).withCountOnly(true).build())
           .get(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      if (isAuthFailure(e.getCause())) {
+      Throwable cause = causeOf(e);
+      if (isAuthFailure(cause)) {
         throw new DiscoveryException(DiscoveryException.Kind.INVALID_CONFIGURATION, "etcd refused to let "
-            + EtcdSettings.USERNAME + " read v1/: " + e.getCause().getMessage(), e.getCause());
+            + EtcdSettings.USERNAME + " read v1/: " + cause.getMessage(), cause);
       }
       throw new DiscoveryException(DiscoveryException.Kind.UNAVAILABLE, "etcd read of v1/ failed: "
-          + e.getCause().getMessage(), e.getCause());
+          + cause.getMessage(), cause);
     } catch (TimeoutException e) {
       throw new DiscoveryException(DiscoveryException.Kind.UNAVAILABLE, "etcd read of v1/ timed out", e);
     } catch (InterruptedException e) {
@@ -268,8 +276,8 @@ public final class EtcdDiscovery implements DiscoveryBackend {
    */
   public boolean register(DiscoveryRecord record) throws DiscoveryException {
     DiscoveryKey key = record.key();
-    long owner = key instanceof EndpointKey ? ((EndpointKey) key).instanceId()
-        : key instanceof ModelKey ? ((ModelKey) key).instanceId() : leaseId;
+    long owner = key instanceof EndpointKey endpointKey ? endpointKey.instanceId()
+        : key instanceof ModelKey modelKey ? modelKey.instanceId() : leaseId;
     if (owner != leaseId) {
       throw new DiscoveryException(DiscoveryException.Kind.INVALID_CONFIGURATION, "cannot register " + key.storageKey()
           + ": its instance id " + Long.toHexString(owner) + " is not this process's lease " + Long.toHexString(leaseId));
@@ -390,8 +398,9 @@ public final class EtcdDiscovery implements DiscoveryBackend {
     try {
       return future.get(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
+      Throwable cause = causeOf(e);
       throw new DiscoveryException(DiscoveryException.Kind.UNAVAILABLE, "etcd " + what + " failed: "
-          + e.getCause().getMessage(), e.getCause());
+          + cause.getMessage(), cause);
     } catch (TimeoutException e) {
       future.cancel(true);
       throw new DiscoveryException(DiscoveryException.Kind.UNAVAILABLE, "etcd " + what + " timed out", e);
@@ -445,7 +454,7 @@ public final class EtcdDiscovery implements DiscoveryBackend {
 
     @Override
     public void onError(Throwable t) {
-      if (t instanceof EtcdException && ((EtcdException) t).getErrorCode() == ErrorCode.NOT_FOUND) {
+      if (t instanceof EtcdException etcdException && etcdException.getErrorCode() == ErrorCode.NOT_FOUND) {
         lost("etcd no longer knows it (" + t.getMessage() + ")");
         return;
       }

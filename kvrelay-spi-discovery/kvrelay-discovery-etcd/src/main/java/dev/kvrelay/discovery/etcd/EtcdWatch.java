@@ -226,6 +226,15 @@ final class EtcdWatch extends QueuedDiscoveryWatch {
 
   // ---- streams ----
 
+  /** The revision the stream of {@code prefix} resumes from (set for every prefix before its stream opens). */
+  private long nextRevisionOf(String prefix) {
+    Long next = nextRevision.get(prefix);
+    if (next == null) {
+      throw new IllegalStateException("no watch revision for prefix " + prefix);
+    }
+    return next;
+  }
+
   private void openStreams(long fromRevision) {
     for (String prefix : prefixes) {
       nextRevision.put(prefix, fromRevision);
@@ -238,7 +247,7 @@ final class EtcdWatch extends QueuedDiscoveryWatch {
     streams.put(prefix, stream);
     WatchOption option = WatchOption.builder()
         .withRange(bytes(prefixEnd(prefix)))
-        .withRevision(nextRevision.get(prefix))
+        .withRevision(nextRevisionOf(prefix))
         .withProgressNotify(true)
         .withCreateNotify(true)
         .build();
@@ -259,7 +268,7 @@ final class EtcdWatch extends QueuedDiscoveryWatch {
       backoffMs = INITIAL_BACKOFF_MS;
       return;
     }
-    long next = nextRevision.get(stream.prefix);
+    long next = nextRevisionOf(stream.prefix);
     List<WatchEvent> events = response.getEvents();
     if (events.isEmpty()) {
       // progress notification: every event up to the header revision has been sent
@@ -350,8 +359,8 @@ final class EtcdWatch extends QueuedDiscoveryWatch {
     if (error instanceof CompactedException) {
       return true;
     }
-    if (error instanceof EtcdException) {
-      ErrorCode code = ((EtcdException) error).getErrorCode();
+    if (error instanceof EtcdException etcdException) {
+      ErrorCode code = etcdException.getErrorCode();
       return code == ErrorCode.FAILED_PRECONDITION || code == ErrorCode.OUT_OF_RANGE;
     }
     return false;

@@ -39,12 +39,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
@@ -591,7 +593,7 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
     if (!resyncScheduled) {
       resyncScheduled = true;
       retryDelayMs = options.retryMin().toMillis();
-      schedule(this::resyncAttempt, cause instanceof WatcherException && ((WatcherException) cause).isHttpGone()
+      schedule(this::resyncAttempt, cause instanceof WatcherException watcherException && watcherException.isHttpGone()
           ? 0 : retryDelayMs);
     }
   }
@@ -617,7 +619,15 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
 
   private void schedule(Runnable task, long delayMs) {
     try {
-      state.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+      // The future is not needed: the task logs what it throws (else kept in a future nobody reads), and close()
+      // ends the executor.
+      ScheduledFuture<?> unused = state.schedule(() -> {
+        try {
+          task.run();
+        } catch (RuntimeException e) {
+          LOG.warn("kubernetes discovery task in namespace {} threw; it is dropped", namespace, e);
+        }
+      }, delayMs, TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException e) {
       // closed
     }
@@ -847,7 +857,7 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
     }
   }
 
-  private void applyOwn(TreeMap<DiscoveryKey, DiscoveryRecord> next) throws DiscoveryException {
+  private void applyOwn(SortedMap<DiscoveryKey, DiscoveryRecord> next) throws DiscoveryException {
     if (closed) {
       throw closedException();
     }
@@ -929,8 +939,8 @@ public final class KubernetesDiscovery implements DiscoveryBackend {
     if (t == null) {
       return "closed by the server";
     }
-    if (t instanceof KubernetesClientException && ((KubernetesClientException) t).getCode() > 0) {
-      return "HTTP " + ((KubernetesClientException) t).getCode() + " " + t.getMessage();
+    if (t instanceof KubernetesClientException kubernetesClientException && kubernetesClientException.getCode() > 0) {
+      return "HTTP " + kubernetesClientException.getCode() + " " + t.getMessage();
     }
     return t.getClass().getSimpleName() + ": " + t.getMessage();
   }

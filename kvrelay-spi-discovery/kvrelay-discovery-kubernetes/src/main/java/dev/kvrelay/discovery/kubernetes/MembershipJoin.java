@@ -40,23 +40,24 @@ public final class MembershipJoin {
 
   /** Joins {@code ready} (duplicates allowed: a pod may be in several EndpointSlices) with {@code crs} by name. */
   public static Result join(Collection<ReadyMember> ready, Map<String, WorkerCr> crs) {
-    TreeMap<String, WorkerCr> matched = new TreeMap<>();
+    TreeMap<String, List<DiscoveryRecord>> matched = new TreeMap<>();
     int ownerMismatches = 0;
     int withoutCr = 0;
     for (ReadyMember m : new LinkedHashSet<>(ready)) {
       WorkerCr cr = crs.get(m.crName());
-      if (cr == null || cr.records() == null) {
+      List<DiscoveryRecord> crRecords = cr == null ? null : cr.records();
+      if (cr == null || crRecords == null) {
         withoutCr++;
       } else if (!cr.ownerPodUids().contains(m.podUid())) {
         ownerMismatches++;
       } else {
-        matched.put(cr.name(), cr);
+        matched.put(cr.name(), crRecords);
       }
     }
     Map<DiscoveryKey, DiscoveryRecord> records = new LinkedHashMap<>();
     int duplicates = 0;
-    for (WorkerCr cr : matched.values()) {
-      for (DiscoveryRecord r : cr.records()) {
+    for (List<DiscoveryRecord> crRecords : matched.values()) {
+      for (DiscoveryRecord r : crRecords) {
         if (records.putIfAbsent(r.key(), r) != null) {
           duplicates++;
         }

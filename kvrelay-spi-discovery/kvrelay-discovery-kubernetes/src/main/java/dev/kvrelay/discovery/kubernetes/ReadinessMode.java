@@ -22,16 +22,12 @@ public enum ReadinessMode {
    * @throws DiscoveryException (INVALID_CONFIGURATION) for any other value
    */
   public static ReadinessMode parse(String value) throws DiscoveryException {
-    switch (value.trim().toLowerCase(Locale.ROOT)) {
-      case "":
-      case "pod":
-        return POD;
-      case "container":
-        return CONTAINER;
-      default:
-        throw new DiscoveryException(DiscoveryException.Kind.INVALID_CONFIGURATION,
+    return switch (value.trim().toLowerCase(Locale.ROOT)) {
+      case "", "pod" -> POD;
+      case "container" -> CONTAINER;
+      default -> throw new DiscoveryException(DiscoveryException.Kind.INVALID_CONFIGURATION,
             SETTING + " must be 'pod' or 'container', got '" + value + "'");
-    }
+    };
   }
 
   /**

@@ -92,8 +92,8 @@ public final class WorkerMetadataResource {
     long expected = InstanceIdHash.instanceId(cr.name());
     int n = 0;
     for (DiscoveryRecord r : cr.records()) {
-      long id = r instanceof EndpointRecord ? ((EndpointRecord) r).key().instanceId()
-          : r instanceof ModelRecord ? ((ModelRecord) r).key().instanceId() : expected;
+      long id = r instanceof EndpointRecord endpointRecord ? endpointRecord.key().instanceId()
+          : r instanceof ModelRecord modelRecord ? modelRecord.key().instanceId() : expected;
       if (id != expected) {
         n++;
       }

@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>{@link #parse} is the one validator: exactly the members {@code version} (an unsigned 32-bit integer equal to
  * 1), {@code connectionRevision} (optional; JSON null equals absent) and {@code sources} (an array of objects with
- * exactly a string {@code namespace}); the connection revision must equal the running Relay's; at most {@value
+ * exactly a string {@code "namespace"}); the connection revision must equal the running Relay's; at most {@value
  * #MAX_SOURCES} sources; each namespace 1..512 characters of {@code [A-Za-z0-9_-]}, unique. Checks run in that
  * order (structure first, as upstream's deserializer does), and the first failure is the typed {@link
  * SourcesException}.
@@ -168,22 +168,22 @@ public record SourcesDocument(
   }
 
   private static JsonObject object(@Nullable JsonValue v, String where) throws SourcesException {
-    if (!(v instanceof JsonObject)) {
+    if (!(v instanceof JsonObject jsonObject)) {
       throw new SourcesException(SourcesException.Reason.WRONG_TYPE, where + " is not an object", null);
     }
-    return (JsonObject) v;
+    return jsonObject;
   }
 
   private static long version(@Nullable JsonValue v) throws SourcesException {
     if (v == null) {
       throw new SourcesException(SourcesException.Reason.MISSING_FIELD, "version", null);
     }
-    if (!(v instanceof JsonNumber)) {
+    if (!(v instanceof JsonNumber jsonNumber)) {
       throw new SourcesException(SourcesException.Reason.WRONG_TYPE, "version", null);
     }
     long value;
     try {
-      value = ((JsonNumber) v).asLong();
+      value = jsonNumber.asLong();
     } catch (JsonException e) {
       throw new SourcesException(SourcesException.Reason.WRONG_TYPE, "version", null);
     }
@@ -197,20 +197,20 @@ public record SourcesDocument(
     if (v == null || v.isNull()) {
       return null;
     }
-    if (!(v instanceof JsonString)) {
+    if (!(v instanceof JsonString jsonString)) {
       throw new SourcesException(SourcesException.Reason.WRONG_TYPE, "connectionRevision", null);
     }
-    return ((JsonString) v).value();
+    return jsonString.value();
   }
 
   private static List<String> sources(@Nullable JsonValue v) throws SourcesException {
     if (v == null) {
       throw new SourcesException(SourcesException.Reason.MISSING_FIELD, "sources", null);
     }
-    if (!(v instanceof JsonArray)) {
+    if (!(v instanceof JsonArray jsonArray)) {
       throw new SourcesException(SourcesException.Reason.WRONG_TYPE, "sources", null);
     }
-    List<JsonValue> elements = ((JsonArray) v).elements();
+    List<JsonValue> elements = jsonArray.elements();
     List<String> out = new ArrayList<>(elements.size());
     for (int i = 0; i < elements.size(); i++) {
       String where = "sources[" + i + "]";
@@ -224,10 +224,10 @@ public record SourcesDocument(
       if (ns == null) {
         throw new SourcesException(SourcesException.Reason.MISSING_FIELD, where + ".namespace", null);
       }
-      if (!(ns instanceof JsonString)) {
+      if (!(ns instanceof JsonString jsonString)) {
         throw new SourcesException(SourcesException.Reason.WRONG_TYPE, where + ".namespace", null);
       }
-      out.add(((JsonString) ns).value());
+      out.add(jsonString.value());
     }
     return out;
   }

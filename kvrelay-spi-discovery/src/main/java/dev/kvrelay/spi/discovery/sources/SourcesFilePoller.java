@@ -12,10 +12,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Thread-safe (polls are serialised by one lock; the status is published through a volatile field): the sources
@@ -36,6 +39,7 @@ public final class SourcesFilePoller implements AutoCloseable {
   /** How long startup waits for a first valid document (upstream: 10 s). */
   public static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(10);
 
+  private static final Logger LOG = LoggerFactory.getLogger(SourcesFilePoller.class);
   private static final AtomicLong IDS = new AtomicLong();
 
   private final Path file;
@@ -200,8 +204,19 @@ public final class SourcesFilePoller implements AutoCloseable {
       th.setDaemon(true);
       return th;
     });
-    t.scheduleWithFixedDelay(this::pollOnce, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    // The future is not needed: a poll records its failures in status(), pollScheduled() logs anything else (so
+    // an unexpected exception does not silently end the polling), and close() ends the task.
+    ScheduledFuture<?> unused =
+        t.scheduleWithFixedDelay(this::pollScheduled, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     timer = t;
+  }
+
+  private void pollScheduled() {
+    try {
+      pollOnce();
+    } catch (RuntimeException e) {
+      LOG.warn("sources file poll of {} failed unexpectedly; polling goes on", file, e);
+    }
   }
 
   /** Stops polling. Idempotent. */

@@ -5,6 +5,7 @@ import dev.kvrelay.spi.eventplane.EventPlaneException;
 import dev.kvrelay.spi.eventplane.EventPlaneProvider;
 import dev.kvrelay.spi.eventplane.EventPlaneProviders;
 import dev.kvrelay.spi.eventplane.EventPlaneSettings;
+import java.util.Objects;
 
 /**
  * Thread-safe (stateless): the {@code nats} event-plane provider ({@code DYN_EVENT_PLANE=nats},
@@ -25,7 +26,7 @@ public final class NatsEventPlaneProvider implements EventPlaneProvider {
 
   @Override
   public String artifact() {
-    return EventPlaneProviders.KNOWN_ARTIFACTS.get(NAME);
+    return Objects.requireNonNull(EventPlaneProviders.KNOWN_ARTIFACTS.get(NAME), NAME);
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.kvrelay.eventplane.zmq;
 
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
 
 /** Thread-safe (adders): the counters of one plane, incremented by its subscriptions' receive threads. */
@@ -24,7 +25,7 @@ final class ZmqCounters {
   }
 
   void drop(ZmqDrop reason) {
-    dropped.get(reason).increment();
+    Objects.requireNonNull(dropped.get(reason), "every reason has a counter").increment();
   }
 
   ZmqStats snapshot() {

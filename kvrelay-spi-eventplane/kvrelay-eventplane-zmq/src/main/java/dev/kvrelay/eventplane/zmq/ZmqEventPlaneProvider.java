@@ -5,6 +5,7 @@ import dev.kvrelay.spi.eventplane.EventPlaneException;
 import dev.kvrelay.spi.eventplane.EventPlaneProvider;
 import dev.kvrelay.spi.eventplane.EventPlaneProviders;
 import dev.kvrelay.spi.eventplane.EventPlaneSettings;
+import java.util.Objects;
 
 /**
  * Thread-safe (stateless): the {@code zmq} event-plane provider, upstream's default transport (runtime-inputs
@@ -24,7 +25,7 @@ public final class ZmqEventPlaneProvider implements EventPlaneProvider {
 
   @Override
   public String artifact() {
-    return EventPlaneProviders.KNOWN_ARTIFACTS.get(NAME);
+    return Objects.requireNonNull(EventPlaneProviders.KNOWN_ARTIFACTS.get(NAME), NAME);
   }
 
   /** Above the other planes: {@code zmq} is the default when {@code DYN_EVENT_PLANE} is unset. */

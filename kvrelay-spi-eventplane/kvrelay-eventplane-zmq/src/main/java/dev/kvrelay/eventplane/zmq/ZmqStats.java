@@ -35,7 +35,7 @@ public record ZmqStats(long received, long delivered, Map<ZmqDrop, Long> dropped
 
   /** The messages dropped for {@code reason}. */
   public long dropped(ZmqDrop reason) {
-    return dropped.get(reason);
+    return dropped.getOrDefault(reason, 0L); // every reason is present (the constructor fills them)
   }
 
   /** All dropped messages. */

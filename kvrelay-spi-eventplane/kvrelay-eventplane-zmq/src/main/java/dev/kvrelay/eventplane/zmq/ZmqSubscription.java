@@ -231,11 +231,12 @@ final class ZmqSubscription implements EventSubscription {
     try {
       f.get(COMMAND_TIMEOUT_SECONDS, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
-      if (e.getCause() instanceof EventPlaneException x) {
+      Throwable cause = e.getCause() != null ? e.getCause() : e;
+      if (cause instanceof EventPlaneException x) {
         throw x;
       }
       throw new EventPlaneException(EventPlaneException.Kind.TRANSPORT_FAILURE,
-          "ZMQ subscription " + frame0 + " could not " + what + ": " + e.getCause(), e.getCause());
+          "ZMQ subscription " + frame0 + " could not " + what + ": " + cause, cause);
     } catch (TimeoutException e) {
       throw new EventPlaneException(EventPlaneException.Kind.TRANSPORT_FAILURE,
           "ZMQ subscription " + frame0 + " did not " + what + " within " + COMMAND_TIMEOUT_SECONDS + " s");

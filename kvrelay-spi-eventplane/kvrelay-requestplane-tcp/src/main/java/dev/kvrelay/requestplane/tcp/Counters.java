@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * @param <E> the counter names
  */
+@SuppressWarnings("EnumOrdinal") // one atomic cell per constant, by ordinal: lock- and allocation-free counting
 public final class Counters<E extends Enum<E>> {
   private final Class<E> type;
   private final AtomicLongArray cells;

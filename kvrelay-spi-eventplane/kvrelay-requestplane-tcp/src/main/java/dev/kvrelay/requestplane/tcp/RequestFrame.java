@@ -24,6 +24,7 @@ import java.util.Objects;
  * @param headers string headers in insertion order (their JSON ≤ 65535 bytes)
  * @param payload the TwoPart-encoded request envelope
  */
+@SuppressWarnings("ArrayRecordComponent") // the payload is copied in and out; equals/hashCode/toString use its contents
 public record RequestFrame(String endpointPath, Map<String, String> headers, byte[] payload) {
 
   /** Copies the parts. */

@@ -160,14 +160,15 @@ public final class TcpRequestPlaneClient implements RequestPlaneClient {
       frame = requestFrame(id, p.subject, path, request);
       p.wire = frame.encode(config.maxMessageBytes());
     } catch (IllegalArgumentException e) {
-      p.fail(RequestPlaneException.Kind.UNREACHABLE, ClientCounter.BAD_TARGETS, e.getMessage(), e);
+      p.fail(RequestPlaneException.Kind.UNREACHABLE, ClientCounter.BAD_TARGETS, String.valueOf(e.getMessage()), e);
       return result;
     } catch (TcpWireException e) {
-      p.fail(RequestPlaneException.Kind.PROTOCOL, ClientCounter.OVERSIZE_FRAMES, e.getMessage(), e);
+      p.fail(RequestPlaneException.Kind.PROTOCOL, ClientCounter.OVERSIZE_FRAMES, String.valueOf(e.getMessage()), e);
       return result;
     }
     pending.put(p.subject, p); // registered before the request is sent: the worker may dial back before the ACK
-    result.whenComplete((r, e) -> {
+    // The dependent stage is not needed: the clean-up only counts, logs and sends the stop.
+    CompletableFuture<?> unused = result.whenComplete((r, e) -> {
       pending.remove(p.subject);
       if (e instanceof CancellationException && p.finished.compareAndSet(false, true)) {
         counters.add(ClientCounter.CANCELLED);
@@ -533,7 +534,7 @@ public final class TcpRequestPlaneClient implements RequestPlaneClient {
         close(e.toString());
       } catch (TcpWireException e) {
         LOG.warn("TCP request plane: bad ACK stream from {}: {}", pool.address.hostPort(), e.getMessage());
-        close(e.getMessage());
+        close(String.valueOf(e.getMessage()));
       }
     }
 
@@ -743,7 +744,7 @@ public final class TcpRequestPlaneClient implements RequestPlaneClient {
         case MALFORMED -> ClientCounter.PROTOCOL_VIOLATIONS;
       };
       String msg = e.reason() == TcpWireException.Reason.TRUNCATED
-          ? "Stream ended before generation completed: " + e.getMessage() : e.getMessage();
+          ? "Stream ended before generation completed: " + e.getMessage() : String.valueOf(e.getMessage());
       p.fail(RequestPlaneException.Kind.PROTOCOL, c, msg, e);
     }
   }

@@ -5,6 +5,7 @@ import dev.kvrelay.spi.eventplane.RequestPlaneException;
 import dev.kvrelay.spi.eventplane.RequestPlaneProvider;
 import dev.kvrelay.spi.eventplane.RequestPlaneProviders;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Thread-safe (stateless): the {@code tcp} request-plane provider ({@code DYN_REQUEST_PLANE=tcp}); each
@@ -24,7 +25,7 @@ public final class TcpRequestPlaneProvider implements RequestPlaneProvider {
 
   @Override
   public String artifact() {
-    return RequestPlaneProviders.KNOWN_ARTIFACTS.get(NAME);
+    return Objects.requireNonNull(RequestPlaneProviders.KNOWN_ARTIFACTS.get(NAME), NAME);
   }
 
   @Override

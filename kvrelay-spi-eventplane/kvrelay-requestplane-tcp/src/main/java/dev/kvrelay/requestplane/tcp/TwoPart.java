@@ -15,6 +15,7 @@ import java.util.Objects;
  * @param header the header bytes (JSON for every message of this plane), possibly empty
  * @param body the body bytes, possibly empty
  */
+@SuppressWarnings("ArrayRecordComponent") // the arrays are copied in and out; equals/hashCode/toString use contents
 public record TwoPart(byte[] header, byte[] body) {
 
   /** The fixed prefix: three u64 fields. */
