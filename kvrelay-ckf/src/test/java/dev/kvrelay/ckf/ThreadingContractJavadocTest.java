@@ -26,9 +26,13 @@ class ThreadingContractJavadocTest {
       "^[ \\t]*(?:(?:public|protected|private|static|final|sealed|non-sealed|abstract)\\s+)*"
           + "(?:class|interface|enum|record)\\s+(\\w+)",
       Pattern.MULTILINE);
-  /** The Javadoc comment right before a declaration, annotations allowed in between. */
+  /**
+   * The Javadoc comment right before a declaration, annotations allowed in between (each may end with a
+   * {@code //} comment, the reason a suppression gives).
+   */
   private static final Pattern DOC_BEFORE = Pattern.compile(
-      "/\\*\\*((?:(?!\\*/).)*)\\*/\\s*(?:@[\\w.]+(?:\\([^)]*\\))?\\s*)*$", Pattern.DOTALL);
+      "/\\*\\*((?:(?!\\*/).)*)\\*/\\s*(?:@[\\w.]+(?:\\([^)]*\\))?[ \\t]*(?://[^\\n]*)?\\s*)*$",
+      Pattern.DOTALL);
   private static final Pattern CONTRACT = Pattern.compile("(?i)thread-safe|thread safe|immutable|confined");
 
   static List<String> violations(Path dir) throws IOException {

@@ -3,7 +3,6 @@ package dev.kvrelay.launcher.system;
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
 import dev.kvrelay.engine.wan.RelayStream;
-import java.lang.System.Logger.Level;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -21,9 +20,12 @@ import org.jspecify.annotations.Nullable;
  * @param <T> the window type
  */
 final class LoadWindowWatch<T> implements AutoCloseable {
-  private static final System.Logger LOG = System.getLogger(LoadWindowWatch.class.getName());
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LoadWindowWatch.class);
 
-  /** Opens the stream (a method reference to {@code engine::watchPoolLoad} or {@code engine::watchServingLoad}). */
+  /**
+   * Thread-safe as the engine method it stands for: opens the stream ({@code engine::watchPoolLoad} or
+   * {@code engine::watchServingLoad}).
+   */
   @FunctionalInterface
   interface Opener<T> {
     RelayStream<T> open(String subscriberId) throws RelayException;
@@ -94,8 +96,11 @@ final class LoadWindowWatch<T> implements AutoCloseable {
       } catch (RelayException e) {
         if (!failing) {
           // a closed engine refuses with PUBLICATION_UNAVAILABLE: the normal end of a relay, not a warning
-          LOG.log(e.reason() == RelayErrorReason.PUBLICATION_UNAVAILABLE ? Level.INFO : Level.WARNING,
-              "status page: opening load watch " + subscriberId + " failed: " + e.getMessage());
+          if (e.reason() == RelayErrorReason.PUBLICATION_UNAVAILABLE) {
+            LOG.info("status page: opening load watch {} failed: {}", subscriberId, e.getMessage());
+          } else {
+            LOG.warn("status page: opening load watch {} failed: {}", subscriberId, e.getMessage());
+          }
         }
         failing = true;
         state = new State(subscriberId, false, s.opened(), s.ended(), s.openFailures() + 1, s.windows(),
@@ -122,7 +127,7 @@ final class LoadWindowWatch<T> implements AutoCloseable {
       latest = new Latest<>(last, nowMillis);
     }
     if (end != null) {
-      LOG.log(Level.INFO, "status page: load watch " + subscriberId + " ended (" + end + "), reopening");
+      LOG.info("status page: load watch {} ended ({}), reopening", subscriberId, end);
       open.close();
       stream = null;
       state = new State(subscriberId, false, s.opened(), s.ended() + 1, s.openFailures(), s.windows() + taken, end);

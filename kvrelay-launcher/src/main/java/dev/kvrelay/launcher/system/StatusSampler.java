@@ -8,7 +8,6 @@ import dev.kvrelay.engine.stats.PoolActorStats;
 import dev.kvrelay.engine.stats.SubscriberLagStats;
 import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
 import dev.kvrelay.engine.wan.ServingLoadUpdate;
-import java.lang.System.Logger.Level;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -32,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  * stream's subscriber limit and gauges.
  */
 final class StatusSampler implements AutoCloseable {
-  private static final System.Logger LOG = System.getLogger(StatusSampler.class.getName());
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StatusSampler.class);
 
   /** Samples kept per pool and series. */
   static final int CAPACITY = 60;
@@ -84,7 +83,7 @@ final class StatusSampler implements AutoCloseable {
       poolLoad.poll(now);
       servingLoad.poll(now);
     } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "status sampler: polling the load-window watches failed", e);
+      LOG.warn("status sampler: polling the load-window watches failed", e);
     }
   }
 
@@ -103,7 +102,7 @@ final class StatusSampler implements AutoCloseable {
     try {
       sample(System.nanoTime());
     } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "status sampler: reading the engine's stats failed", e);
+      LOG.warn("status sampler: reading the engine's stats failed", e);
     }
   }
 

@@ -9,7 +9,6 @@ import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.lang.System.Logger.Level;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -43,7 +42,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * starts (health turns 503), and {@link #close()} after the engine closed.
  */
 public final class SystemServer implements AutoCloseable {
-  private static final System.Logger LOG = System.getLogger(SystemServer.class.getName());
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SystemServer.class);
 
   /** The metrics route. */
   public static final String METRICS_PATH = "/metrics";
@@ -119,8 +118,8 @@ public final class SystemServer implements AutoCloseable {
       throw new IOException("system server cannot bind " + settings.host() + ":" + settings.port() + ": "
           + e.getMessage(), e);
     }
-    LOG.log(Level.INFO, "system server listening on {0}:{1} (health {2}, live {3}, {4}, {5}, {6})", settings.host(),
-        Integer.toString(server.port()), settings.healthPath(), settings.livePath(), METRICS_PATH,
+    LOG.info("system server listening on {}:{} (health {}, live {}, {}, {}, {})", settings.host(),
+        server.port(), settings.healthPath(), settings.livePath(), METRICS_PATH,
         ENGINE_STATE_PATH, STATUS_PATH);
     return server;
   }
@@ -176,7 +175,7 @@ public final class SystemServer implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    LOG.log(Level.INFO, "system server on port {0} stopped", Integer.toString(port()));
+    LOG.info("system server on port {} stopped", port());
   }
 
   private void route(HttpExchange exchange) throws IOException {
@@ -212,7 +211,7 @@ public final class SystemServer implements AutoCloseable {
         json(exchange, 200, SystemJson.engineState(info, h));
       }
     } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "system server request " + exchange.getRequestURI() + " failed", e);
+      LOG.warn("system server request {} failed", exchange.getRequestURI(), e);
       try {
         json(exchange, 500, SystemJson.error(String.valueOf(e.getMessage())));
       } catch (IOException | RuntimeException ignored) {
