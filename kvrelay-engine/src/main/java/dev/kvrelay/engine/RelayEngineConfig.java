@@ -2,16 +2,11 @@ package dev.kvrelay.engine;
 
 import dev.kvrelay.api.CkfFormat;
 import dev.kvrelay.api.DcId;
-import dev.kvrelay.api.WireValidationException;
-import dev.kvrelay.ckf.CkfConfigException;
-import dev.kvrelay.ckf.CkfSizing;
-import dev.kvrelay.spi.discovery.DiscoveryException;
 import dev.kvrelay.spi.discovery.DiscoveryScope;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.EnumSet;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -201,7 +196,8 @@ public final class RelayEngineConfig {
   /**
    * Not thread-safe: a one-shot, set-once builder of {@link RelayEngineConfig}. Every setter may be
    * called at most once (a second call throws {@link IllegalStateException}); setters do not validate,
-   * {@link #build()} does, reporting every violation at once. Unset knobs take their defaults.
+   * {@link #build()} does (the rules are in the package-private {@code RelayConfigValidator}), reporting every
+   * violation at once. Unset knobs take their defaults.
    */
   public static final class Builder {
     private final boolean fromEnvironment;
@@ -430,11 +426,13 @@ public final class RelayEngineConfig {
      * @throws RelayConfigException listing every violation
      */
     public RelayEngineConfig build(long nowMillis) throws RelayConfigException {
+      RelayConfigValidator rules = new RelayConfigValidator(fromEnvironment, assigned, values, dcName, namespaces,
+          watchAll, endpointPrefixes, bind);
       List<RelayConfigViolation> out = new ArrayList<>();
-      DcId id = checkDcId(out);
-      DiscoveryScope resolvedScope = checkScope(out);
-      BindAddress bindAddress = checkBind(out);
-      int buckets = checkKnobs(out, nowMillis, bindAddress != null);
+      DcId id = rules.checkDcId(out);
+      DiscoveryScope resolvedScope = rules.checkScope(out);
+      BindAddress bindAddress = rules.checkBind(out);
+      int buckets = rules.checkKnobs(out, nowMillis, bindAddress != null);
       out.addAll(readViolations);
       if (!out.isEmpty()) {
         out.sort(java.util.Comparator.comparing(RelayConfigViolation::key));
@@ -442,184 +440,6 @@ public final class RelayEngineConfig {
       }
       return new RelayEngineConfig(Objects.requireNonNull(dcName), Objects.requireNonNull(id), drtInstanceId,
           Objects.requireNonNull(resolvedScope), bindAddress, new EnumMap<>(values), buckets);
-    }
-
-    private String label(RelayConfigKey key) {
-      String env = key.envName();
-      return fromEnvironment && env != null ? env + ":" : key.key();
-    }
-
-    private void add(List<RelayConfigViolation> out, RelayConfigKey key, RelayConfigViolation.Reason reason,
-        String message) {
-      out.add(new RelayConfigViolation(key, reason, message));
-    }
-
-    private @Nullable DcId checkDcId(List<RelayConfigViolation> out) {
-      if (dcName == null) {
-        if (!fromEnvironment || !assigned.contains(RelayConfigKey.DC_ID)) {
-          add(out, RelayConfigKey.DC_ID, RelayConfigViolation.Reason.REQUIRED,
-              fromEnvironment ? "--dc-id or DYN_DC_ID is required" : "dc_id is required");
-        }
-        return null;
-      }
-      try {
-        return DcId.derive(dcName);
-      } catch (WireValidationException e) {
-        RelayConfigViolation.Reason reason = dcName.isEmpty() ? RelayConfigViolation.Reason.BLANK
-            : e.detail().equals(DcId.WHITESPACE_MESSAGE) ? RelayConfigViolation.Reason.SURROUNDING_WHITESPACE
-            : RelayConfigViolation.Reason.MALFORMED_TEXT;
-        add(out, RelayConfigKey.DC_ID, reason, e.detail());
-        return null;
-      }
-    }
-
-    private @Nullable DiscoveryScope checkScope(List<RelayConfigViolation> out) {
-      int before = out.size();
-      boolean all;
-      if (Boolean.TRUE.equals(watchAll) && namespaces != null) {
-        add(out, RelayConfigKey.WATCH_ALL, RelayConfigViolation.Reason.INVALID_SCOPE, fromEnvironment
-            ? "DYN_RELAY_NAMESPACES cannot be combined with a true DYN_RELAY_WATCH_ALL"
-            : "watch_all cannot be combined with namespaces");
-        all = true;
-      } else if (Boolean.FALSE.equals(watchAll) && namespaces == null) {
-        add(out, RelayConfigKey.WATCH_ALL, RelayConfigViolation.Reason.INVALID_SCOPE, fromEnvironment
-            ? "DYN_RELAY_WATCH_ALL=false requires DYN_RELAY_NAMESPACES"
-            : "watch_all=false requires namespaces");
-        all = false;
-      } else {
-        all = namespaces == null;
-      }
-      Set<String> nsSet = new HashSet<>();
-      if (namespaces != null) {
-        if (namespaces.isEmpty()) {
-          add(out, RelayConfigKey.NAMESPACES, RelayConfigViolation.Reason.INVALID_SCOPE,
-              "discovery needs at least one namespace unless watch_all is set");
-        }
-        for (String ns : namespaces) {
-          if (checkName(out, RelayConfigKey.NAMESPACES, "namespace", ns) && !nsSet.add(ns)) {
-            add(out, RelayConfigKey.NAMESPACES, RelayConfigViolation.Reason.INVALID_SCOPE,
-                label(RelayConfigKey.NAMESPACES) + " namespace '" + ns + "' is repeated");
-          }
-        }
-      }
-      List<String> prefixes = endpointPrefixes == null ? List.of() : endpointPrefixes;
-      Set<String> seen = new HashSet<>();
-      for (String p : prefixes) {
-        if (!checkName(out, RelayConfigKey.ENDPOINT_PREFIXES, "endpoint prefix", p)) {
-          continue;
-        }
-        if (!seen.add(p)) {
-          add(out, RelayConfigKey.ENDPOINT_PREFIXES, RelayConfigViolation.Reason.INVALID_SCOPE,
-              label(RelayConfigKey.ENDPOINT_PREFIXES) + " endpoint prefix '" + p + "' is repeated");
-        } else if (!all && !insideNamespaces(p, nsSet)) {
-          add(out, RelayConfigKey.ENDPOINT_PREFIXES, RelayConfigViolation.Reason.PREFIX_OUTSIDE_NAMESPACES,
-              "endpoint prefix " + p + " is outside the configured namespaces");
-        }
-      }
-      if (out.size() != before) {
-        return null;
-      }
-      try {
-        return all ? DiscoveryScope.watchAll(prefixes) : DiscoveryScope.namespaces(namespaces, prefixes);
-      } catch (DiscoveryException e) {
-        add(out, RelayConfigKey.NAMESPACES, RelayConfigViolation.Reason.INVALID_SCOPE, e.getMessage());
-        return null;
-      }
-    }
-
-    private static boolean insideNamespaces(String prefix, Set<String> namespaces) {
-      for (String ns : namespaces) {
-        if (prefix.equals(ns) || prefix.startsWith(ns + ".")) {
-          return true;
-        }
-      }
-      return false;
-    }
-
-    private boolean checkName(List<RelayConfigViolation> out, RelayConfigKey key, String what, String value) {
-      if (ConfigText.isBlank(value)) {
-        add(out, key, RelayConfigViolation.Reason.BLANK, label(key) + " " + what + " must not be blank");
-        return false;
-      }
-      if (ConfigText.hasSurroundingWhitespace(value)) {
-        add(out, key, RelayConfigViolation.Reason.SURROUNDING_WHITESPACE,
-            label(key) + " " + what + " '" + value + "' must not have leading or trailing whitespace");
-        return false;
-      }
-      return true;
-    }
-
-    private @Nullable BindAddress checkBind(List<RelayConfigViolation> out) {
-      if (bind == null) {
-        return null;
-      }
-      if (ConfigText.isBlank(bind)) {
-        add(out, RelayConfigKey.BIND, RelayConfigViolation.Reason.BLANK, label(RelayConfigKey.BIND)
-            + " must not be blank");
-        return null;
-      }
-      Optional<BindAddress> parsed = BindAddress.tryParse(bind);
-      if (parsed.isEmpty()) {
-        add(out, RelayConfigKey.BIND, RelayConfigViolation.Reason.INVALID_BIND_ADDRESS, BindAddress.INVALID_MESSAGE);
-        return null;
-      }
-      return parsed.get();
-    }
-
-    private int checkKnobs(List<RelayConfigViolation> out, long nowMillis, boolean hasBind) {
-      int buckets = 0;
-      for (RelayConfigKey key : RelayConfigKey.values()) {
-        if (!key.isNumeric()) {
-          continue;
-        }
-        if (key.isWanOnly() && !hasBind && assigned.contains(key) && bind == null) {
-          add(out, key, RelayConfigViolation.Reason.REQUIRES_BIND, fromEnvironment
-              ? key.envName() + " requires --bind or DYN_RELAY_BIND"
-              : "tuning key " + key.key() + " requires bind to enable the WAN server");
-        }
-        Long set = values.get(key);
-        long v = set == null ? key.defaultValue() : set;
-        if (v == 0) {
-          add(out, key, RelayConfigViolation.Reason.NOT_POSITIVE, label(key) + " must be positive");
-        } else if (Long.compareUnsigned(v, key.min()) < 0) {
-          add(out, key, RelayConfigViolation.Reason.BELOW_MINIMUM, label(key) + " must be at least " + key.min());
-        } else if (key == RelayConfigKey.EXPECTED_UNIQUE_BLOCKS) {
-          buckets = checkBuckets(out, v);
-        } else if (Long.compareUnsigned(v, key.max()) > 0) {
-          add(out, key, RelayConfigViolation.Reason.ABOVE_MAXIMUM, label(key) + " must be at most " + key.max()
-              + ", got " + Long.toUnsignedString(v));
-        } else if (key.isTimer() && (hasBind || !key.isWanOnly()) && overflows(nowMillis, v)) {
-          add(out, key, RelayConfigViolation.Reason.DEADLINE_OVERFLOW,
-              label(key) + " " + v + " ms overflows the deadline from now " + nowMillis);
-        }
-      }
-      return buckets;
-    }
-
-    private static boolean overflows(long now, long duration) {
-      long sum = now + duration;
-      return ((now ^ sum) & (duration ^ sum)) < 0;
-    }
-
-    private int checkBuckets(List<RelayConfigViolation> out, long expected) {
-      try {
-        return CkfSizing.publishableBucketCount(expected);
-      } catch (CkfConfigException e) {
-        long needed;
-        try {
-          needed = CkfSizing.bucketCount(expected);
-        } catch (CkfConfigException overflow) {
-          add(out, RelayConfigKey.EXPECTED_UNIQUE_BLOCKS, RelayConfigViolation.Reason.BUCKET_COUNT_EXCEEDS_CBI1_MAXIMUM,
-              label(RelayConfigKey.EXPECTED_UNIQUE_BLOCKS) + " " + Long.toUnsignedString(expected)
-                  + " overflows the CKF bucket count, exceeding the CBI1 maximum " + CkfFormat.MAX_BUCKET_COUNT);
-          return 0;
-        }
-        add(out, RelayConfigKey.EXPECTED_UNIQUE_BLOCKS, RelayConfigViolation.Reason.BUCKET_COUNT_EXCEEDS_CBI1_MAXIMUM,
-            label(RelayConfigKey.EXPECTED_UNIQUE_BLOCKS) + " " + Long.toUnsignedString(expected) + " requires "
-                + Long.toUnsignedString(needed) + " CKF buckets, exceeding the CBI1 maximum "
-                + CkfFormat.MAX_BUCKET_COUNT);
-        return 0;
-      }
     }
   }
 }

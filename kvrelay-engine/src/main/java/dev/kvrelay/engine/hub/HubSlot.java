@@ -35,8 +35,9 @@ import org.jspecify.annotations.Nullable;
  * <p>This class is the slot's life cycle — lazy initialisation under an actor lease, admission, idle eviction,
  * terminal faults and retirement — and the lock; its other jobs are separate types guarded by the same monitor: the
  * mirror ({@link HubMirror}), the publications buffered while a lease's barrier snapshot is on its way
- * ({@link EarlyPublications}) and the subscriber set with its connect, disconnect and lag log lines
- * ({@link HubSubscribers}).
+ * ({@link EarlyPublications}), the subscriber set with its connect, disconnect and lag log lines
+ * ({@link HubSubscribers}) and the lazy-initialisation bookkeeping: pending lease, init permit and waiters
+ * ({@link SlotInit}).
  */
 public final class HubSlot implements PublicationListener {
   /** Publications buffered while the lease's barrier snapshot is on its way (producer.md §3.1 broadcast). */
@@ -57,15 +58,15 @@ public final class HubSlot implements PublicationListener {
   // guarded by this
   private Phase phase = Phase.VACANT;
   private long lease;
-  private long pendingLease;
   private final HubMirror mirror = new HubMirror();
   private final HubSubscribers subs;
   private int pendingAdmissions;
-  private boolean permitHeld;
-  private @Nullable CompletableFuture<Void> initFuture;
+  private final SlotInit init = new SlotInit();
   private final EarlyPublications early = new EarlyPublications();
-  private @Nullable RelayErrorReason faultReason;
-  private @Nullable String faultMessage;
+  private @Nullable Fault pendingFault;
+
+  /** Immutable: a terminal fault marked under the monitor, reported once it is released. */
+  private record Fault(RelayErrorReason reason, String message) {}
 
   HubSlot(HubRegistry registry, KvPoolId pool, ProducerIdentity producer, CkfFormat format, HubSource source) {
     this.registry = registry;
@@ -142,8 +143,7 @@ public final class HubSlot implements PublicationListener {
   @Override
   public boolean offer(CkfPublication publication) {
     PoolStream[] toNotify;
-    RelayErrorReason fault;
-    String faultMsg;
+    Fault fault;
     synchronized (this) {
       if (phase == Phase.RETIRED || phase == Phase.FAILED) {
         return false;
@@ -156,7 +156,7 @@ public final class HubSlot implements PublicationListener {
       } else {
         return true;
       }
-      if (phase == Phase.INITIALIZING && pl == pendingLease) {
+      if (phase == Phase.INITIALIZING && pl == init.pendingLease()) {
         early.add(publication);
         return true;
       }
@@ -165,17 +165,15 @@ public final class HubSlot implements PublicationListener {
         return true;
       }
       toNotify = applyLocked(publication);
-      fault = faultReason;
-      faultMsg = faultMessage;
-      faultReason = null;
-      faultMessage = null;
+      fault = pendingFault;
+      pendingFault = null;
     }
     runDeferred();
     for (PoolStream s : toNotify) {
       s.notifyAvailable();
     }
     if (fault != null) {
-      afterFault(fault, faultMsg == null ? "" : faultMsg);
+      afterFault(fault.reason(), fault.message());
       return false;
     }
     return true;
@@ -248,8 +246,7 @@ public final class HubSlot implements PublicationListener {
   /** Terminal fault: streams end with {@code reason}, the mirror is dropped; the caller reports it. */
   private PoolStream[] failLocked(RelayErrorReason reason, String message) {
     phase = Phase.FAILED;
-    faultReason = reason;
-    faultMessage = message;
+    pendingFault = new Fault(reason, message);
     mirror.clear();
     early.clear();
     return closeAllLocked(reason, message);
@@ -261,18 +258,10 @@ public final class HubSlot implements PublicationListener {
     boolean hadPermit;
     CompletableFuture<Void> waiters;
     synchronized (this) {
-      hadPermit = permitHeld;
-      permitHeld = false;
-      waiters = initFuture;
-      initFuture = null;
+      hadPermit = init.takePermit();
+      waiters = init.takeFuture();
     }
-    if (hadPermit) {
-      registry.releaseInitPermit();
-    }
-    if (waiters != null) {
-      waiters.completeExceptionally(new RelayException(RelayErrorReason.PUBLICATION_UNAVAILABLE,
-          "hub of " + pool + " failed: " + message));
-    }
+    SlotInit.settle(registry, hadPermit, waiters, "hub of " + pool + " failed: " + message);
     registry.reportFault(this, reason, message);
   }
 
@@ -283,8 +272,7 @@ public final class HubSlot implements PublicationListener {
         return;
       }
       failLocked(RelayErrorReason.INTERNAL, message);
-      faultReason = null;
-      faultMessage = null;
+      pendingFault = null;
     }
     afterFault(RelayErrorReason.INTERNAL, message);
   }
@@ -322,16 +310,12 @@ public final class HubSlot implements PublicationListener {
   /** With the registry lock held and the init permit taken: Vacant → Initializing under {@code newLease}. */
   synchronized CompletableFuture<Void> startInitLocked(long newLease) {
     phase = Phase.INITIALIZING;
-    permitHeld = true;
-    pendingLease = newLease;
     early.reset();
-    CompletableFuture<Void> f = new CompletableFuture<>();
-    initFuture = f;
-    return f;
+    return init.start(newLease);
   }
 
   synchronized @Nullable CompletableFuture<Void> initFuture() {
-    return initFuture;
+    return init.future();
   }
 
   /** Subscribes the actor under {@code newLease} (no lock held). */
@@ -352,19 +336,17 @@ public final class HubSlot implements PublicationListener {
     boolean releasePermit = false;
     long restartLease = 0;
     long retireStale = 0;
-    RelayErrorReason fault = null;
-    String faultMsg = null;
+    Fault fault = null;
     synchronized (this) {
-      if (phase != Phase.INITIALIZING || pendingLease != doneLease) {
+      if (phase != Phase.INITIALIZING || init.pendingLease() != doneLease) {
         if (error == null) {
           retireStale = doneLease; // retired or evicted meanwhile: give the lease back
         }
       } else if (error != null || barrier == null) {
         phase = Phase.VACANT;
-        permitHeld = false;
+        init.takePermit(); // released below in any case
         releasePermit = true;
-        done = initFuture;
-        initFuture = null;
+        done = init.takeFuture();
         early.clear();
         registry.counters().initFailures.increment();
       } else {
@@ -373,14 +355,12 @@ public final class HubSlot implements PublicationListener {
           failLocked(RelayErrorReason.INVALID_PUBLICATION, "barrier snapshot lease "
               + Long.toUnsignedString(s.lease()) + "/" + s.bucketCount() + " buckets, expected lease "
               + doneLease + "/" + format.bucketCount());
-          fault = faultReason;
-          faultMsg = faultMessage;
-          faultReason = null;
-          faultMessage = null;
+          fault = pendingFault;
+          pendingFault = null;
         } else if (early.overflowed()) {
           registry.counters().resnapshots.increment();
           restartLease = registry.nextLease();
-          pendingLease = restartLease;
+          init.restart(restartLease);
           early.reset();
         } else {
           mirror.install(s);
@@ -392,13 +372,10 @@ public final class HubSlot implements PublicationListener {
           }
           early.clear();
           if (phase == Phase.FAILED) {
-            fault = faultReason;
-            faultMsg = faultMessage;
-            faultReason = null;
-            faultMessage = null;
+            fault = pendingFault;
+            pendingFault = null;
           } else {
-            done = initFuture;
-            initFuture = null;
+            done = init.takeFuture();
           }
         }
       }
@@ -415,7 +392,7 @@ public final class HubSlot implements PublicationListener {
       registry.releaseInitPermit();
     }
     if (fault != null) {
-      afterFault(fault, faultMsg == null ? "" : faultMsg);
+      afterFault(fault.reason(), fault.message());
       return;
     }
     if (done != null) {
@@ -437,7 +414,7 @@ public final class HubSlot implements PublicationListener {
       return 0;
     }
     phase = Phase.VACANT;
-    permitHeld = false;
+    init.takePermit();
     mirror.clear();
     long l = lease;
     lease = 0;
@@ -502,28 +479,20 @@ public final class HubSlot implements PublicationListener {
       if (phase == Phase.RETIRED) {
         return;
       }
-      hadPermit = permitHeld;
-      permitHeld = false;
+      hadPermit = init.takePermit();
       if (phase == Phase.READY) {
         retireLease = lease;
       } else if (phase == Phase.INITIALIZING) {
-        retireLease = pendingLease;
+        retireLease = init.pendingLease();
       }
       phase = Phase.RETIRED;
       closeAllLocked(RelayErrorReason.PUBLICATION_UNAVAILABLE, "generation of " + pool + " retired");
       mirror.clear();
       early.clear();
-      waiters = initFuture;
-      initFuture = null;
+      waiters = init.takeFuture();
     }
     runDeferred();
-    if (hadPermit) {
-      registry.releaseInitPermit();
-    }
-    if (waiters != null) {
-      waiters.completeExceptionally(new RelayException(RelayErrorReason.PUBLICATION_UNAVAILABLE,
-          "generation of " + pool + " retired"));
-    }
+    SlotInit.settle(registry, hadPermit, waiters, "generation of " + pool + " retired");
     if (retireLease != 0) {
       source.retireLease(retireLease);
     }

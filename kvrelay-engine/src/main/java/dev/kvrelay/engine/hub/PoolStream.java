@@ -2,7 +2,6 @@ package dev.kvrelay.engine.hub;
 
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
-import dev.kvrelay.ckf.cbi1.Cbi1;
 import dev.kvrelay.ckf.cbi1.Cbi1EncodeException;
 import dev.kvrelay.engine.stats.SubscriberLagStats;
 import dev.kvrelay.engine.wan.PoolFrame;
@@ -22,7 +21,9 @@ import org.jspecify.annotations.Nullable;
  * polls (the consumer's thread pays); the permit is released when the last chunk is taken. Deltas published
  * meanwhile queue behind the chunks (bounded by frame count and by bytes, payload + 256 per frame). After the
  * bootstrap, a HEARTBEAT (base = seq = last sequence sent) becomes available after the heartbeat interval
- * without a taken frame.
+ * without a taken frame. The bootstrap state ({@link SnapshotBootstrap}), the frame queue ({@link PoolFrameQueue})
+ * and the heartbeat timing ({@link HeartbeatClock}) are separate types guarded by this stream's lock; this class
+ * keeps the lock, the termination bookkeeping, the progress timer and the consumer side.
  *
  * <p>Encoder outcomes (wan-grpc §9 C40): an encoder failure (a {@link Cbi1EncodeException} or any runtime
  * exception) is a terminal hub fault INTERNAL, so the generation is fenced; a cancelled encoder
@@ -38,9 +39,9 @@ import org.jspecify.annotations.Nullable;
  * at once.
  */
 final class PoolStream implements RelayStream<PoolFrame> {
-  private static final int WAITING = 0;
-  private static final int HELD = 1;
-  private static final int NONE = 2;
+  private static final int WAITING = SnapshotBootstrap.WAITING;
+  private static final int HELD = SnapshotBootstrap.HELD;
+  private static final int NONE = SnapshotBootstrap.NONE;
   private static final byte[] EMPTY = new byte[0];
 
   private final HubSlot hub;
@@ -48,73 +49,51 @@ final class PoolStream implements RelayStream<PoolFrame> {
   private final HubCounters counters;
   private final String subscriberId;
   private final long snapshotSeq;
-  private final int chunkCount;
-  private final long intervalNanos;
   private final long progressNanos;
-  private final int capacity;
-  private final long queueBytes;
-  private final Runnable heartbeatTick = this::onHeartbeatTimer;
   private final Runnable progressTick = this::onProgressTimer;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
 
   // guarded by lock
-  private long @Nullable [] copy;
-  private int nextChunk;
-  private boolean bootstrapDone;
-  private int permitState = WAITING;
+  private final SnapshotBootstrap bootstrap;
   private int deferredPermit = NONE;
-  private PoolFrame[] ring;
-  private int head;
-  private int size;
-  private long bytes;
+  private final PoolFrameQueue queue;
   private @Nullable RelayException terminal;
   private boolean closed;
-  private long lastTakenNanos;
+  private final HeartbeatClock heartbeat;
   private long lastSeqSent;
-  private long progressDeadline;
   private boolean progressArmed;
-  private boolean heartbeatArmed;
 
   private volatile @Nullable Runnable callback;
 
-  // Lag views (issue 12): written only with the lock held, next to the guarded fields they mirror, read by
-  // lagStats() without the lock; a volatile write per queued or taken frame, no extra lock on the publish path.
   private final long connectedSinceMicros;
-  private volatile int queuedView;
-  private volatile long queuedBytesView;
-  private volatile long publishedSeqView;
-  private volatile long deliveredSeqView;
-  private volatile int pendingChunksView;
 
   PoolStream(HubSlot hub, HubRegistry registry, String subscriberId, long[] copy, long snapshotSeq) {
     this.hub = hub;
     this.registry = registry;
     this.counters = registry.counters();
     this.subscriberId = subscriberId;
-    this.copy = copy;
+    this.bootstrap = new SnapshotBootstrap(copy);
     this.snapshotSeq = snapshotSeq;
     this.lastSeqSent = snapshotSeq;
-    this.chunkCount = Cbi1.chunkCount(copy.length);
     HubSettings s = registry.settings();
-    this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(s.heartbeatIntervalMs());
+    this.heartbeat = new HeartbeatClock(TimeUnit.MILLISECONDS.toNanos(s.heartbeatIntervalMs()), registry.timers(),
+        this::onHeartbeatTimer);
     this.progressNanos = TimeUnit.MILLISECONDS.toNanos(s.snapshotProgressTimeoutMs());
-    this.capacity = s.queueCapacity();
-    this.queueBytes = s.queueBytes();
-    this.ring = new PoolFrame[Math.min(capacity, 64)];
+    this.queue = new PoolFrameQueue(s.queueCapacity(), s.queueBytes(), snapshotSeq);
     this.connectedSinceMicros = registry.epochMicros();
-    this.publishedSeqView = snapshotSeq;
-    this.deliveredSeqView = snapshotSeq;
-    this.pendingChunksView = chunkCount;
   }
 
-  /** This subscriber's lag now, read without the stream lock (each field exact, not all from one instant). */
+  /**
+   * This subscriber's lag now, read without the stream lock from the volatile views of the queue and the bootstrap
+   * (issue 12; each field exact, not all from one instant).
+   */
   SubscriberLagStats lagStats() {
-    long published = publishedSeqView;
-    long delivered = deliveredSeqView;
-    return new SubscriberLagStats(subscriberId, "pool", hub.pool(), queuedView, queuedBytesView, published,
-        delivered, published - delivered, pendingChunksView, connectedSinceMicros);
+    long published = queue.publishedSeqView();
+    long delivered = queue.deliveredSeqView();
+    return new SubscriberLagStats(subscriberId, "pool", hub.pool(), queue.sizeView(), queue.bytesView(), published,
+        delivered, published - delivered, bootstrap.pendingChunksView(), connectedSinceMicros);
   }
 
   String subscriberId() {
@@ -147,11 +126,10 @@ final class PoolStream implements RelayStream<PoolFrame> {
   boolean permitGranted() {
     lock.lock();
     try {
-      if (permitState != WAITING || terminal != null || closed) {
+      if (!bootstrap.waitingForPermit() || terminal != null || closed) {
         return false;
       }
-      permitState = HELD;
-      progressDeadline = registry.nanoTime() + progressNanos;
+      bootstrap.grant(registry.nanoTime() + progressNanos);
       armProgressLocked(progressNanos);
       changed.signalAll();
     } finally {
@@ -172,25 +150,15 @@ final class PoolStream implements RelayStream<PoolFrame> {
       if (terminal != null || closed) {
         return true;
       }
-      long cost = frame.payload().length + (long) Cbi1.QUEUED_FRAME_OVERHEAD;
-      if (bytes + cost > queueBytes || size == capacity) {
-        String why = bytes + cost > queueBytes
-            ? "queued bytes " + bytes + " + " + cost + " exceed " + queueBytes
-            : "queue of " + capacity + " frames is full";
+      long cost = PoolFrameQueue.cost(frame);
+      String why = queue.overflow(cost);
+      if (why != null) {
         deferredPermit = terminateLocked(new RelayException(RelayErrorReason.SUBSCRIBER_LAGGED,
             "subscriber " + subscriberId + " lagged: " + why));
         counters.lagged.increment();
         return false;
       }
-      if (size == ring.length) {
-        grow();
-      }
-      ring[(head + size) % ring.length] = frame;
-      size++;
-      bytes += cost;
-      queuedView = size;
-      queuedBytesView = bytes;
-      publishedSeqView = frame.sequence();
+      queue.add(frame, cost);
       changed.signalAll();
       return true;
     } finally {
@@ -209,15 +177,6 @@ final class PoolStream implements RelayStream<PoolFrame> {
       lock.unlock();
     }
     afterTermination(p);
-  }
-
-  private void grow() {
-    PoolFrame[] bigger = new PoolFrame[(int) Math.min(capacity, (long) ring.length * 2)];
-    for (int i = 0; i < size; i++) {
-      bigger[i] = ring[(head + i) % ring.length];
-    }
-    ring = bigger;
-    head = 0;
   }
 
   /** Hub-side termination (retirement, resnapshot, fault), called without the hub lock; the hub removed the stream. */
@@ -242,21 +201,8 @@ final class PoolStream implements RelayStream<PoolFrame> {
   }
 
   private int releaseLocked() {
-    for (int i = 0; i < size; i++) {
-      ring[(head + i) % ring.length] = null;
-    }
-    size = 0;
-    head = 0;
-    bytes = 0;
-    queuedView = 0;
-    queuedBytesView = 0;
-    publishedSeqView = lastSeqSent;
-    if (copy != null) {
-      copy = null;
-      hub.unpin();
-    }
-    int p = permitState;
-    permitState = NONE;
+    queue.clear(lastSeqSent);
+    int p = bootstrap.release(hub);
     changed.signalAll();
     return p;
   }
@@ -292,14 +238,14 @@ final class PoolStream implements RelayStream<PoolFrame> {
       if (terminal != null) {
         throw new RelayException(terminal.reason(), terminal.getMessage());
       }
-      if (bootstrapDone) {
+      if (bootstrap.done()) {
         return takeQueuedOrHeartbeatLocked();
       }
-      if (permitState != HELD || copy == null) {
+      src = bootstrap.encodableCopy();
+      if (src == null) {
         return null;
       }
-      src = copy;
-      chunk = nextChunk;
+      chunk = bootstrap.nextChunk();
     } finally {
       lock.unlock();
     }
@@ -331,17 +277,11 @@ final class PoolStream implements RelayStream<PoolFrame> {
         throw new RelayException(terminal.reason(), terminal.getMessage());
       }
       long now = registry.nanoTime();
-      nextChunk++;
-      pendingChunksView = chunkCount - nextChunk;
-      lastTakenNanos = now;
+      heartbeat.taken(now);
       lastSeqSent = snapshotSeq;
-      progressDeadline = now + progressNanos;
-      last = nextChunk == chunkCount;
+      last = bootstrap.chunkTaken(now + progressNanos);
       if (last) {
-        bootstrapDone = true;
-        copy = null;
-        permitState = NONE;
-        armHeartbeatLocked(intervalNanos);
+        heartbeat.arm();
       }
     } finally {
       lock.unlock();
@@ -387,24 +327,15 @@ final class PoolStream implements RelayStream<PoolFrame> {
 
   private @Nullable PoolFrame takeQueuedOrHeartbeatLocked() {
     long now = registry.nanoTime();
-    if (size > 0) {
-      PoolFrame f = ring[head];
-      ring[head] = null;
-      head = (head + 1) % ring.length;
-      size--;
-      bytes -= f.payload().length + (long) Cbi1.QUEUED_FRAME_OVERHEAD;
+    PoolFrame f = queue.take();
+    if (f != null) {
       lastSeqSent = f.sequence();
-      queuedView = size;
-      queuedBytesView = bytes;
-      deliveredSeqView = lastSeqSent;
-      lastTakenNanos = now;
-      armHeartbeatLocked(intervalNanos);
+      heartbeat.takenAndArm(now);
       delivered(f.payload().length);
       return f;
     }
-    if (now - lastTakenNanos >= intervalNanos) {
-      lastTakenNanos = now;
-      armHeartbeatLocked(intervalNanos);
+    if (heartbeat.due(now)) {
+      heartbeat.takenAndArm(now);
       counters.heartbeats.increment();
       delivered(0);
       return PoolFrame.of(registry.relay(), hub.producer(), lastSeqSent, lastSeqSent, registry.epochMicros(),
@@ -449,10 +380,10 @@ final class PoolStream implements RelayStream<PoolFrame> {
     if (terminal != null) {
       return true;
     }
-    if (!bootstrapDone) {
-      return permitState == HELD;
+    if (!bootstrap.done()) {
+      return bootstrap.holdsPermit();
     }
-    return size > 0 || registry.nanoTime() - lastTakenNanos >= intervalNanos;
+    return queue.size() > 0 || heartbeat.due(registry.nanoTime());
   }
 
   @Override
@@ -503,13 +434,6 @@ final class PoolStream implements RelayStream<PoolFrame> {
 
   // ------------------------------------------------------------------ timers
 
-  private void armHeartbeatLocked(long delay) {
-    if (!heartbeatArmed) {
-      heartbeatArmed = true;
-      registry.timers().schedule(heartbeatTick, delay);
-    }
-  }
-
   private void armProgressLocked(long delay) {
     if (!progressArmed) {
       progressArmed = true;
@@ -521,16 +445,16 @@ final class PoolStream implements RelayStream<PoolFrame> {
     boolean due;
     lock.lock();
     try {
-      heartbeatArmed = false;
-      if (closed || terminal != null || !bootstrapDone) {
+      heartbeat.fired();
+      if (closed || terminal != null || !bootstrap.done()) {
         return;
       }
-      long left = lastTakenNanos + intervalNanos - registry.nanoTime();
+      long left = heartbeat.untilDue(registry.nanoTime());
       due = left <= 0;
       if (due) {
         changed.signalAll();
       } else {
-        armHeartbeatLocked(left);
+        heartbeat.arm(left);
       }
     } finally {
       lock.unlock();
@@ -545,10 +469,10 @@ final class PoolStream implements RelayStream<PoolFrame> {
     lock.lock();
     try {
       progressArmed = false;
-      if (closed || terminal != null || bootstrapDone || permitState != HELD) {
+      if (closed || terminal != null || bootstrap.done() || !bootstrap.holdsPermit()) {
         return;
       }
-      long left = progressDeadline - registry.nanoTime();
+      long left = bootstrap.progressDeadline() - registry.nanoTime();
       if (left > 0) {
         armProgressLocked(left);
         return;
@@ -568,7 +492,7 @@ final class PoolStream implements RelayStream<PoolFrame> {
   int queuedFrames() {
     lock.lock();
     try {
-      return size;
+      return queue.size();
     } finally {
       lock.unlock();
     }
@@ -577,7 +501,7 @@ final class PoolStream implements RelayStream<PoolFrame> {
   long queuedBytes() {
     lock.lock();
     try {
-      return bytes;
+      return queue.bytes();
     } finally {
       lock.unlock();
     }
@@ -586,7 +510,7 @@ final class PoolStream implements RelayStream<PoolFrame> {
   boolean holdsPermit() {
     lock.lock();
     try {
-      return permitState == HELD;
+      return bootstrap.holdsPermit();
     } finally {
       lock.unlock();
     }
