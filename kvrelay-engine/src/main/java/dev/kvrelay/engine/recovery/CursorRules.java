@@ -179,9 +179,12 @@ final class CursorRules {
     }
   }
 
-  /** Re-feeds held sources while the actor has room for their first event; false if one must still wait. */
+  /**
+   * Re-feeds held sources, one pass over them, while the actor has room for their first event; false if one must
+   * still wait (woken by the actor, or at once when it had room again but a concurrent submission took it).
+   */
   boolean releaseHeld() {
-    while (!heldSlots.isEmpty()) {
+    for (int n = heldSlots.size(); n > 0 && !heldSlots.isEmpty(); n--) {
       Slot s = heldSlots.get(0);
       EventBuffer b = s.buffer;
       if (!s.held || b == null || b.size() == 0) {
@@ -196,7 +199,7 @@ final class CursorRules {
       heldSlots.remove(0);
       drain(s);
     }
-    return true;
+    return heldSlots.isEmpty();
   }
 
   private void buffer(Slot s, RouterEvent ev, boolean again) {
