@@ -156,6 +156,10 @@ class SeedRehearsalTest {
       done(plane + " 3b replicas equal the workers' exact model");
 
       step();
+      inspectEveryPool(pools, port, systemPort);
+      done(plane + " 3c kvrelay inspect pool validates every pool's stream");
+
+      step();
       Worker old = workers.get("agg");
       old.close();
       workers.put("agg", Worker.start(etcd.url(), "agg", AGG, "aggregated", "-", "sql:sql-lora", plane, nats.port));
@@ -222,6 +226,41 @@ class SeedRehearsalTest {
 
   private void step() {
     stepStart = System.nanoTime();
+  }
+
+  /**
+   * {@code kvrelay inspect pool} (a child JVM running {@code Main}, as the relay runs here) subscribes to each pool
+   * of the relay fed by the Python workers, validates every frame and exits 0; the occupancy and sequence it
+   * assembled from the stream equal the relay's own producer gauges on {@code /metrics} (the workers are quiet
+   * after the last step).
+   */
+  private void inspectEveryPool(List<KvPoolDescriptor> pools, int port, int systemPort) throws Exception {
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    for (KvPoolDescriptor d : pools) {
+      String ep = d.servingEndpoint().dottedName();
+      try (LauncherProcess inspect = LauncherProcess.start(Map.of(), "inspect", "pool", ep, "--target",
+          "127.0.0.1:" + port, "--seconds", "2")) {
+        assertThat(inspect.process.waitFor(DEADLINE_MS, TimeUnit.MILLISECONDS)).as("inspect pool %s exits", ep)
+            .isTrue();
+        String out = String.join("\n", inspect.stdoutLines());
+        assertThat(inspect.process.exitValue()).as("inspect pool %s: %s %s", ep, out, inspect.stderr()).isZero();
+        com.fasterxml.jackson.databind.JsonNode r = json.readTree(out.substring(out.indexOf('{')));
+        assertThat(r.get("valid").asBoolean()).isTrue();
+        assertThat(r.get("pool").asText()).isEqualTo(ep);
+        String metrics = get(systemPort, "/metrics").body();
+        assertThat(r.get("occupiedSlots").asLong()).as("%s occupied slots", ep)
+            .isEqualTo(gauge(metrics, "kvrelay_pool_ckf_occupied_slots", ep));
+        assertThat(Long.parseUnsignedLong(r.get("sequence").asText())).as("%s sequence", ep)
+            .isEqualTo(gauge(metrics, "kvrelay_pool_published_sequence", ep));
+      }
+    }
+  }
+
+  private static long gauge(String metrics, String name, String pool) {
+    java.util.regex.Matcher m = Pattern.compile("(?m)^" + name + "\\{[^}]*pool=\"" + Pattern.quote(pool)
+        + "\"[^}]*\\} ([0-9.eE+]+)$").matcher(metrics);
+    assertThat(m.find()).as("%s{pool=%s} on /metrics", name, pool).isTrue();
+    return (long) Double.parseDouble(m.group(1));
   }
 
   private void done(String label) {
