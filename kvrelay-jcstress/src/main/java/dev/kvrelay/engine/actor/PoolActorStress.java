@@ -28,11 +28,13 @@ public final class PoolActorStress {
   /**
    * Thread-safe: an {@link ActorScheduler} whose tasks queue until a test thread takes one, so that both jcstress
    * actors can act as threads of a multi-threaded executor (the running flag, not the executor, must keep the
-   * actor's task serial). Timers are never armed by the commands these tests send and are ignored.
+   * actor's task serial). No step of these tests arms a timer. Shared by every jcstress test of the actor and the
+   * recovery.
    */
-  static final class HandOffScheduler implements ActorScheduler {
+  public static final class HandOffScheduler implements ActorScheduler {
     final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
-    final AtomicInteger executes = new AtomicInteger();
+    /** Tasks handed to this scheduler so far. */
+    public final AtomicInteger executes = new AtomicInteger();
 
     @Override
     public void execute(Runnable task) {
@@ -42,23 +44,26 @@ public final class PoolActorStress {
 
     @Override
     public void schedule(Runnable task, long delayNanos) {
-      throw new AssertionError("no command of these tests arms the publication timer");
+      throw new AssertionError("no step of these tests arms a timer");
     }
 
     /** Runs the oldest queued task on the calling thread, if there is one. */
-    void runOne() {
+    public void runOne() {
       Runnable task = tasks.poll();
       if (task != null) {
         task.run();
       }
     }
 
-    /** Runs queued tasks (and the ones they queue) until none is left. */
-    void runAll() {
+    /** Runs queued tasks (and the ones they queue) until none is left; true if it ran any. */
+    public boolean runAll() {
+      boolean ran = false;
       Runnable task;
       while ((task = tasks.poll()) != null) {
         task.run();
+        ran = true;
       }
+      return ran;
     }
   }
 
@@ -89,13 +94,24 @@ public final class PoolActorStress {
   }
 
   static PoolActor actor(ActorScheduler scheduler) {
+    return actor(scheduler, PoolActorConfig.DEFAULTS);
+  }
+
+  /** A real pool actor on {@code scheduler} over a small producer (2 buckets), publications always taken. */
+  public static PoolActor actor(ActorScheduler scheduler, PoolActorConfig actorConfig) {
     CkfProducerConfig config;
     try {
       config = CkfProducerConfig.of(CkfFormat.withDefaultSeed(2), 500, 16);
     } catch (CkfConfigException e) {
       throw new AssertionError(e);
     }
-    return PoolActor.start(CkfProducer.create(config), PoolActorConfig.DEFAULTS, scheduler, p -> true, f -> { });
+    return PoolActor.start(CkfProducer.create(config), actorConfig, scheduler, p -> true, f -> { });
+  }
+
+  /** An actor config with a mailbox of {@code mailbox} commands and the default permits and delay. */
+  public static PoolActorConfig mailbox(int mailbox) {
+    return new PoolActorConfig(mailbox, PoolActorConfig.DEFAULT_PENDING_BLOCK_PERMITS,
+        PoolActorConfig.DEFAULT_PUBLICATION_DELAY_NANOS);
   }
 
   /**

@@ -3,10 +3,6 @@ package dev.kvrelay.engine.actor;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import dev.kvrelay.api.CkfFormat;
-import dev.kvrelay.ckf.CkfConfigException;
-import dev.kvrelay.ckf.producer.CkfProducer;
-import dev.kvrelay.ckf.producer.CkfProducerConfig;
 import dev.kvrelay.spi.eventplane.KvEventData;
 import dev.kvrelay.spi.eventplane.ResidencyDomain;
 import dev.kvrelay.spi.eventplane.RouterEvent;
@@ -36,16 +32,7 @@ public final class RoomWaiterStress {
   }
 
   static PoolActor actor(ActorScheduler scheduler) {
-    CkfProducerConfig config;
-    try {
-      config = CkfProducerConfig.of(CkfFormat.withDefaultSeed(2), 500, 16);
-    } catch (CkfConfigException e) {
-      throw new AssertionError(e);
-    }
-    return PoolActor.start(CkfProducer.create(config),
-        new PoolActorConfig(MAILBOX, PoolActorConfig.DEFAULT_PENDING_BLOCK_PERMITS,
-            PoolActorConfig.DEFAULT_PUBLICATION_DELAY_NANOS),
-        scheduler, p -> true, f -> { });
+    return PoolActorStress.actor(scheduler, PoolActorStress.mailbox(MAILBOX));
   }
 
   /** Fills {@code actor}'s mailbox up to the Apply limit (7 queued) with Stats commands; its task is queued. */

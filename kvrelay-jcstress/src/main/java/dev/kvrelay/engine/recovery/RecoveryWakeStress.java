@@ -3,25 +3,20 @@ package dev.kvrelay.engine.recovery;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import dev.kvrelay.api.CkfFormat;
 import dev.kvrelay.api.DcId;
 import dev.kvrelay.api.DigestIdentity;
 import dev.kvrelay.api.IdentitySource;
 import dev.kvrelay.api.IndexerDomainId;
 import dev.kvrelay.api.KvPoolId;
-import dev.kvrelay.ckf.CkfConfigException;
-import dev.kvrelay.ckf.producer.CkfProducer;
-import dev.kvrelay.ckf.producer.CkfProducerConfig;
 import dev.kvrelay.engine.actor.ActorScheduler;
 import dev.kvrelay.engine.actor.PoolActor;
-import dev.kvrelay.engine.actor.PoolActorConfig;
+import dev.kvrelay.engine.actor.PoolActorStress;
 import dev.kvrelay.engine.actor.PoolCommand;
 import dev.kvrelay.engine.actor.SubmitResult;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
 import dev.kvrelay.spi.eventplane.RouterEvent;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -44,44 +39,6 @@ public final class RecoveryWakeStress {
   /** Mailbox of 8: the control reserve is 1, so an Apply finds room while fewer than 7 commands are queued. */
   static final int MAILBOX = 8;
 
-  /**
-   * Thread-safe: an {@link ActorScheduler} whose tasks queue until a test thread takes one (jcstress actors act as
-   * the executor's threads). The recovery arms no timer in these tests.
-   */
-  static final class QueueScheduler implements ActorScheduler {
-    final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
-    final AtomicInteger executes = new AtomicInteger();
-
-    @Override
-    public void execute(Runnable task) {
-      executes.incrementAndGet();
-      tasks.add(task);
-    }
-
-    @Override
-    public void schedule(Runnable task, long delayNanos) {
-      throw new AssertionError("no step of these tests arms a timer");
-    }
-
-    void runOne() {
-      Runnable task = tasks.poll();
-      if (task != null) {
-        task.run();
-      }
-    }
-
-    /** Runs queued tasks until none is left; true if it ran any. */
-    boolean runAll() {
-      boolean ran = false;
-      Runnable task;
-      while ((task = tasks.poll()) != null) {
-        task.run();
-        ran = true;
-      }
-      return ran;
-    }
-  }
-
   static KvPoolId pool() {
     byte[] bytes = new byte[16];
     Arrays.fill(bytes, (byte) 0x11);
@@ -90,16 +47,7 @@ public final class RecoveryWakeStress {
   }
 
   static PoolActor actor(ActorScheduler scheduler) {
-    CkfProducerConfig config;
-    try {
-      config = CkfProducerConfig.of(CkfFormat.withDefaultSeed(2), 500, 16);
-    } catch (CkfConfigException e) {
-      throw new AssertionError(e);
-    }
-    return PoolActor.start(CkfProducer.create(config),
-        new PoolActorConfig(MAILBOX, PoolActorConfig.DEFAULT_PENDING_BLOCK_PERMITS,
-            PoolActorConfig.DEFAULT_PUBLICATION_DELAY_NANOS),
-        scheduler, p -> true, f -> { });
+    return PoolActorStress.actor(scheduler, PoolActorStress.mailbox(MAILBOX));
   }
 
   /**
@@ -121,8 +69,8 @@ public final class RecoveryWakeStress {
   @Outcome(expect = FORBIDDEN, desc = "the event was handed on twice, or the waiter ran more than once")
   @State
   public static class HeldEventWokenByActor {
-    final QueueScheduler actorScheduler = new QueueScheduler();
-    final QueueScheduler recoveryScheduler = new QueueScheduler();
+    final PoolActorStress.HandOffScheduler actorScheduler = new PoolActorStress.HandOffScheduler();
+    final PoolActorStress.HandOffScheduler recoveryScheduler = new PoolActorStress.HandOffScheduler();
     final PoolActor actor = actor(actorScheduler);
     final AtomicInteger wakes = new AtomicInteger();
     final AtomicInteger handedOn = new AtomicInteger();
