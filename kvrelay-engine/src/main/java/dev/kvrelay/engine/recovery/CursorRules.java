@@ -88,7 +88,8 @@ final class CursorRules {
       counters.add(Counter.GAPS);
     }
     if (!s.recoverable) {
-      if (p.submit(new PoolCommand.ResetRank(s.member, false))) {
+      SubmitResult reset = p.offer(new PoolCommand.ResetRank(s.member, false));
+      if (reset.accepted()) {
         counters.add(Counter.LIVE_ONLY_RESETS);
         s.countReset();
         if (applyLive(s, ev)) {
@@ -97,6 +98,8 @@ final class CursorRules {
         // The rank is empty now: the refused event is the next one to apply after the reset.
         s.cursor = ev.eventId() - 1;
         s.hasCursor = ev.eventId() != 0;
+      } else {
+        refusalFinal = closed(reset);
       }
       hold(s, ev);
       return;
@@ -155,13 +158,17 @@ final class CursorRules {
   boolean applyLive(Slot s, RouterEvent ev) {
     SubmitResult result = p.offer(new PoolCommand.Apply(s.member, s.binding.publisherId(), ev));
     if (!result.accepted()) {
-      refusalFinal = result instanceof SubmitResult.Rejected r && r.reason() == RejectReason.CLOSED;
+      refusalFinal = closed(result);
       return false;
     }
     counters.add(Counter.APPLIED);
     s.cursor = ev.eventId();
     s.hasCursor = true;
     return true;
+  }
+
+  private static boolean closed(SubmitResult refusal) {
+    return refusal instanceof SubmitResult.Rejected r && r.reason() == RejectReason.CLOSED;
   }
 
   /** The actor refused {@code ev}, the next event of {@code s}: hold it (see the class comment). */

@@ -365,6 +365,22 @@ class PoolRecoveryTest {
   }
 
   @Test
+  void anActorThatClosedRefusesForGoodSoNothingIsHeldAndTheTaskDoesNotSpin() {
+    // A closed actor "has room" (roomFor answers true so the caller fails fast): holding its refusals would re-run
+    // the task for ever. Both refusals of a live-only source's first event (the reset, then the Apply) are final.
+    MemberId a = new MemberId(1, 0);
+    RecoveryFixture f = new RecoveryFixture();
+    f.sources(liveOnly(a, 10));
+    f.actorClosed = true;
+    f.live(10, stored(a, 1, 1, 1)); // the manual scheduler fails with "task storm" if the task spins
+    f.live(10, stored(a, 2, 2, 2));
+    f.scheduler.advanceMs(5);
+    assertThat(f.commands).isEmpty();
+    assertThat(f.stats().submitRejected()).isEqualTo(2);
+    assertThat(f.stats().sources()).singleElement().satisfies(s -> assertThat(s.bufferedEvents()).isZero());
+  }
+
+  @Test
   void decisionLiveClearedIsABarrierThatResetsTheRankAndInvalidatesTheInFlightRecovery() {
     RecoveryFixture f = bound(recoverable(MEMBER, PUBLISHER));
     f.worker(WORKER).thenAnswerAfter(Duration.ofMillis(50), dump(3, stored(MEMBER, 0, 1, 2)));

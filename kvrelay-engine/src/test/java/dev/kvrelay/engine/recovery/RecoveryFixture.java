@@ -43,6 +43,8 @@ final class RecoveryFixture {
   final Semaphore permits;
   /** Submits to refuse before accepting again. */
   int rejectNext;
+  /** The actor closed: every submit is refused with CLOSED. */
+  boolean actorClosed;
   final PoolRecovery recovery;
 
   RecoveryFixture() {
@@ -56,6 +58,9 @@ final class RecoveryFixture {
   }
 
   private SubmitResult submit(PoolCommand c) {
+    if (actorClosed) {
+      return new SubmitResult.Rejected(RejectReason.CLOSED);
+    }
     if (rejectNext > 0) {
       rejectNext--;
       return new SubmitResult.Rejected(RejectReason.MAILBOX_FULL);
