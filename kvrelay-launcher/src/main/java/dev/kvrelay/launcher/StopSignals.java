@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.util.List;
 import java.util.function.Consumer;
 import sun.misc.Signal;
+import sun.misc.SignalHandler;
 
 /**
  * Immutable and thread-safe (no state): turns SIGTERM and SIGINT into an orderly stop of the serving mode.
@@ -23,12 +24,20 @@ final class StopSignals {
 
   /**
    * Installs a handler for each of {@link #NAMES} that calls {@code onSignal} with {@code SIG<NAME>}; a signal the
-   * platform or JVM will not let us handle (e.g. under {@code -Xrs}) is reported on {@code err} and left as is.
+   * platform or JVM will not let us handle (e.g. under {@code -Xrs}), or one the process inherited as ignored, is
+   * reported on {@code err} and left as is.
    */
   static void install(Consumer<String> onSignal, PrintStream err) {
     for (String name : NAMES) {
       try {
-        Signal.handle(new Signal(name), s -> onSignal.accept("SIG" + s.getName()));
+        Signal signal = new Signal(name);
+        if (Signal.handle(signal, s -> onSignal.accept("SIG" + s.getName())) == SignalHandler.SIG_IGN) {
+          // Ignored when the JVM started (a shell's background job ignores SIGINT): the JVM keeps it ignored, so
+          // say so instead of promising a stop it will never see.
+          Signal.handle(signal, SignalHandler.SIG_IGN);
+          err.println("kvrelay: SIG" + name + " is ignored (inherited from the parent process); it does not stop"
+              + " the relay");
+        }
       } catch (IllegalArgumentException e) {
         err.println("kvrelay: cannot handle SIG" + name + " (" + e.getMessage() + "); it ends the JVM directly");
       }

@@ -62,6 +62,35 @@ public final class LauncherProcess implements AutoCloseable {
     return new LauncherProcess(command, env);
   }
 
+  /**
+   * {@code Main args} on the test class path, started by {@code bash} with {@code SIG<signal>} ignored (as a
+   * shell's background job starts with SIGINT ignored).
+   */
+  static LauncherProcess startIgnoring(String signal, Map<String, String> env, String... args) throws IOException {
+    StringBuilder command = new StringBuilder("trap '' ").append(signal).append("; exec");
+    for (String part : List.of(java(), "-cp", System.getProperty("java.class.path"), Main.class.getName())) {
+      command.append(" '").append(part.replace("'", "'\\''")).append('\'');
+    }
+    for (String arg : args) {
+      command.append(" '").append(arg.replace("'", "'\\''")).append('\'');
+    }
+    return new LauncherProcess(List.of("/bin/bash", "-c", command.toString()), env);
+  }
+
+  /** Whether this process inherited {@code SIGINT} as ignored (its children inherit it too), from /proc. */
+  static boolean sigintIgnored() throws IOException {
+    Path status = Path.of("/proc/self/status");
+    if (!Files.isReadable(status)) {
+      return false;
+    }
+    for (String line : Files.readAllLines(status)) {
+      if (line.startsWith("SigIgn:")) {
+        return (Long.parseLong(line.substring(7).trim(), 16) & (1L << 1)) != 0; // bit n-1 for signal n = 2
+      }
+    }
+    return false;
+  }
+
   /** {@code java -jar jar args}. */
   static LauncherProcess startJar(Path jar, Map<String, String> env, String... args) throws IOException {
     List<String> command = new ArrayList<>(List.of(java(), "-jar", jar.toString()));

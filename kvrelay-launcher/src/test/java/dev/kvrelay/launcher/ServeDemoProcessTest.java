@@ -1,6 +1,7 @@
 package dev.kvrelay.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kvrelay.api.RelayIdentity;
@@ -84,6 +85,8 @@ class ServeDemoProcessTest {
   @Test
   void c46_sigintAlsoGivesACleanExit0() throws Exception {
     assumeTrue(Files.isExecutable(Path.of("/bin/kill")), "/bin/kill is not available");
+    assumeFalse(LauncherProcess.sigintIgnored(),
+        "this test JVM inherited SIGINT as ignored (started as a shell's background job), so its child does too");
     try (LauncherProcess child = LauncherProcess.start(Map.of(), "demo", "--bind", "127.0.0.1:0")) {
       int port = Integer.parseInt(child.awaitLine(SERVING).group(1));
       child.awaitLine(LOOK);
@@ -93,6 +96,20 @@ class ServeDemoProcessTest {
       assertThat(lines.get(0)).isEqualTo("kvrelay: serving us-west on 127.0.0.1:" + port);
       assertThat(lines.get(lines.size() - 1)).isEqualTo("kvrelay: stopped");
       assertThat(child.stderr()).contains("kvrelay: stopping on SIGINT");
+    }
+  }
+
+  @Test
+  void anInheritedIgnoredSigintIsReportedAndSigtermStillStops() throws Exception {
+    assumeTrue(Files.isExecutable(Path.of("/bin/bash")), "/bin/bash is not available");
+    try (LauncherProcess child = LauncherProcess.startIgnoring("INT", Map.of(), "demo", "--bind", "127.0.0.1:0")) {
+      child.awaitLine(SERVING);
+      child.awaitLine(LOOK);
+      assertThat(child.stderr()).contains("kvrelay: SIGINT is ignored (inherited from the parent process); it does"
+          + " not stop the relay");
+      assertThat(child.stderr()).doesNotContain("SIGTERM is ignored");
+      child.process.destroy(); // SIGTERM on Linux (the pid is the JVM: bash exec-ed it)
+      assertThat(child.awaitExit()).as("exit status after SIGTERM; stderr:%n%s", child.stderr()).isZero();
     }
   }
 
