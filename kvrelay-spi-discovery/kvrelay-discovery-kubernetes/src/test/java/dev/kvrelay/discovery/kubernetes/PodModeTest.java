@@ -196,7 +196,10 @@ class PodModeTest {
     listener.awaitView(WAIT, byKey(w0, w1)); // building the requests wrote and deleted worker-2 once
     cluster.dispatcher.armGone("/dynamoworkermetadatas", whileExpired);
     cluster.proxy.dropConnections(); // the CR watch reconnects: its new stream says 410
-    MockCluster.await(WAIT, "the 410", () -> backend.stats().goneRelists() == 1);
+    // The deadline only bounds a failing run: fabric8's mock server closes the dropped watch on its single event
+    // loop and waits there for an executor (WatchEventsListener.onClosed) — 17.8 s on a loaded machine — before it
+    // serves the reconnecting watch its 410.
+    MockCluster.await(Duration.ofSeconds(90), "the 410", () -> backend.stats().goneRelists() == 1);
     listener.awaitView(WAIT, byKey(w1, w2));
     DiscoveryDiff last = listener.resyncDiffs().get(listener.resyncDiffs().size() - 1);
     assertThat(last.removed()).containsExactlyInAnyOrderElementsOf(byKey(w0).keySet());
