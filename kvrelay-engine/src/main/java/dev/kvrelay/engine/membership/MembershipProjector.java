@@ -155,7 +155,8 @@ public final class MembershipProjector {
       for (DynamoEndpointId endpoint : e.getValue()) {
         MembershipConflict c = new MembershipConflict(ConflictScope.POOL_MATERIALIZATION,
             new ConflictSubject.Endpoint(endpoint), duplicatePoolReason(e.getKey()));
-        built.put(endpoint, built.get(endpoint).withConflicts(List.of(c)));
+        EndpointMembership m = Objects.requireNonNull(built.get(endpoint), "byPool holds endpoints of built");
+        built.put(endpoint, m.withConflicts(List.of(c)));
       }
     }
   }
