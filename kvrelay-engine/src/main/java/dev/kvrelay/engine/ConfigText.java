@@ -85,19 +85,10 @@ final class ConfigText {
 
   /** The launcher's boolean: strip + lowercase; {@code 1/true/yes/on}, {@code 0/false/no/off}; else null. */
   static @Nullable Boolean parseBoolean(String text) {
-    switch (pythonStrip(text).toLowerCase(java.util.Locale.ROOT)) {
-      case "1":
-      case "true":
-      case "yes":
-      case "on":
-        return Boolean.TRUE;
-      case "0":
-      case "false":
-      case "no":
-      case "off":
-        return Boolean.FALSE;
-      default:
-        return null;
-    }
+    return switch (pythonStrip(text).toLowerCase(java.util.Locale.ROOT)) {
+      case "1", "true", "yes", "on" -> Boolean.TRUE;
+      case "0", "false", "no", "off" -> Boolean.FALSE;
+      default -> null;
+    };
   }
 }

@@ -45,7 +45,8 @@ final class ControlTask implements Executor {
   /** Runs {@code task} on the control thread after {@code delayMs} (dropped after {@link #shutdownNow()}). */
   void after(long delayMs, Runnable task) {
     try {
-      executor.schedule(() -> guarded(task), delayMs, TimeUnit.MILLISECONDS);
+      // The future is not needed: guarded() turns what the task throws into fail(), and shutdownNow() drops it.
+      ScheduledFuture<?> unused = executor.schedule(() -> guarded(task), delayMs, TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException e) {
       LOG.debug("control timer dropped: relay stopped");
     }

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -101,7 +102,8 @@ final class EngineQueries {
   CompletableFuture<Void> sync() {
     CompletableFuture<Void> done = new CompletableFuture<>();
     try {
-      control.submit(() -> {
+      // The future is not needed: the task cannot throw (a refused submit answers, it does not throw).
+      Future<?> unused = control.submit(() -> {
         List<CompletableFuture<PoolActorStats>> replies = new ArrayList<>();
         for (PoolRuntime r : host.runtimes()) {
           r.actor.submit(PoolCommand.Flush.INSTANCE);
@@ -110,7 +112,8 @@ final class EngineQueries {
             replies.add(reply);
           }
         }
-        CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
+        // The dependent stage is not needed: completing done cannot throw.
+        CompletableFuture<?> unusedAll = CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
             .whenComplete((v, e) -> done.complete(null));
         return null;
       });
@@ -131,7 +134,8 @@ final class EngineQueries {
         if (r.poolId().equals(pool)) {
           CompletableFuture<long[]> reply = new CompletableFuture<>();
           if (r.actor.submit(new PoolCommand.CopyWords(reply)).accepted()) {
-            reply.whenComplete((w, e) -> out.complete(w));
+            // The dependent stage is not needed: completing out cannot throw.
+            CompletableFuture<?> unused = reply.whenComplete((w, e) -> out.complete(w));
           } else {
             out.complete(null);
           }

@@ -3,6 +3,7 @@ package dev.kvrelay.engine;
 import dev.kvrelay.engine.stats.EventPlaneFaultKind;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -39,7 +40,7 @@ final class HostCounters {
 
   /** Counts one event-plane fault of {@code kind}. */
   void planeFault(EventPlaneFaultKind kind) {
-    planeFaults.get(kind).increment();
+    Objects.requireNonNull(planeFaults.get(kind), "the constructor adds every kind").increment();
   }
 
   /** The fault counters by kind (engine stats). */

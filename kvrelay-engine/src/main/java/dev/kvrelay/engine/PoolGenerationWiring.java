@@ -108,7 +108,8 @@ final class PoolGenerationWiring {
           new EventScope.Endpoint(m.endpoint()), EventTopics.KV_METRICS, listeners.kvMetrics(runtime));
     } catch (EventPlaneException e) {
       hub.retire();
-      runtime.teardown(true);
+      // The future is not needed: it only marks the actor's end (it never completes exceptionally).
+      CompletableFuture<Void> unused = runtime.teardown(true);
       throw new StartFailure("event plane subscription failed: " + e.getMessage());
     }
     return runtime;

@@ -10,6 +10,7 @@ import dev.kvrelay.spi.discovery.DiscoveryScope;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -123,9 +124,10 @@ final class RelayConfigValidator {
       return null;
     }
     try {
-      return all ? DiscoveryScope.watchAll(prefixes) : DiscoveryScope.namespaces(namespaces, prefixes);
+      return all ? DiscoveryScope.watchAll(prefixes) : DiscoveryScope.namespaces(
+          Objects.requireNonNull(namespaces, "not all without namespaces is reported above"), prefixes);
     } catch (DiscoveryException e) {
-      add(out, RelayConfigKey.NAMESPACES, RelayConfigViolation.Reason.INVALID_SCOPE, e.getMessage());
+      add(out, RelayConfigKey.NAMESPACES, RelayConfigViolation.Reason.INVALID_SCOPE, String.valueOf(e.getMessage()));
       return null;
     }
   }

@@ -154,10 +154,9 @@ public final class RelayEngineConfig {
   /** Equal when every setting is equal (explicitly set knobs compare by value with defaulted ones). */
   @Override
   public boolean equals(@Nullable Object o) {
-    if (!(o instanceof RelayEngineConfig)) {
+    if (!(o instanceof RelayEngineConfig other)) {
       return false;
     }
-    RelayEngineConfig other = (RelayEngineConfig) o;
     if (!dcName.equals(other.dcName) || !Objects.equals(drtInstanceId, other.drtInstanceId)
         || !scope.equals(other.scope) || !Objects.equals(bind, other.bind)) {
       return false;

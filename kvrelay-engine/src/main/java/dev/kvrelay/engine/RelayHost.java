@@ -340,7 +340,8 @@ final class RelayHost {
     topology.replacePoolLinks(poolLinks());
     publish();
     runtime.hub.retire();
-    runtime.teardown(fenced);
+    // The future is not needed: it only marks the actor's end (it never completes exceptionally).
+    CompletableFuture<Void> unused = runtime.teardown(fenced);
     (fenced ? counters.fencedRetirements : counters.gracefulRetirements).increment();
     String generation = Long.toUnsignedString(runtime.descriptor.layoutGeneration());
     if (fenced) {

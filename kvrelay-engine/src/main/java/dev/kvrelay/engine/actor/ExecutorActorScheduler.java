@@ -3,6 +3,7 @@ package dev.kvrelay.engine.actor;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,7 +35,9 @@ public final class ExecutorActorScheduler implements ActorScheduler {
   @Override
   public void schedule(Runnable task, long delayNanos) {
     try {
-      executor.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+      // The future is not needed: a stale timer is harmless (never cancelled), and what a task throws stays in
+      // its future as it does for execute() (a ScheduledThreadPoolExecutor's execute is a zero-delay schedule).
+      ScheduledFuture<?> unused = executor.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
       LOG.warn("pool actor timer refused: executor shut down", e);
     }

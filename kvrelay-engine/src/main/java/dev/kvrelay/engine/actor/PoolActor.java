@@ -485,7 +485,7 @@ public final class PoolActor {
       s.reply().complete(barrier);
     } catch (CkfPublicationException e) {
       s.reply().completeExceptionally(
-          new PoolActorException(PoolActorException.Reason.SEQUENCE_EXHAUSTED, e.getMessage()));
+          new PoolActorException(PoolActorException.Reason.SEQUENCE_EXHAUSTED, String.valueOf(e.getMessage())));
     }
   }
 

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * <p>Only the consumer task increments, so each increment is a plain read plus an ordered write ({@code lazySet});
  * readers see each counter's latest value without a lock.
  */
+@SuppressWarnings("EnumOrdinal") // one atomic cell per constant, by ordinal: lock- and allocation-free counting
 final class ConsumerCounters {
   private final AtomicLong subscriptions = new AtomicLong();
   private final AtomicLong resubscriptions = new AtomicLong();

@@ -48,12 +48,40 @@ final class GlobalView {
   static final int LANES = 16;
   private static final long NEVER = Long.MIN_VALUE;
 
-  /** Immutable (except the activity stamps): one published lane mapping. */
-  private record Generation(
-      long number,
-      @Nullable KvPoolDescriptor[] lanes,
-      @Nullable GlobalCkfIndexer<KvPoolId> indexer,
-      AtomicLongArray lastActivityUs) {}
+  /**
+   * Immutable (except the activity stamps): one published lane mapping. A class, not a record: the lanes array is
+   * never written after publication (changes copy it), and a generation is never compared, hashed or printed.
+   */
+  private static final class Generation {
+    private final long number;
+    private final @Nullable KvPoolDescriptor[] lanes;
+    private final @Nullable GlobalCkfIndexer<KvPoolId> indexer;
+    private final AtomicLongArray lastActivityUs;
+
+    Generation(long number, @Nullable KvPoolDescriptor[] lanes, @Nullable GlobalCkfIndexer<KvPoolId> indexer,
+        AtomicLongArray lastActivityUs) {
+      this.number = number;
+      this.lanes = lanes;
+      this.indexer = indexer;
+      this.lastActivityUs = lastActivityUs;
+    }
+
+    long number() {
+      return number;
+    }
+
+    @Nullable KvPoolDescriptor[] lanes() {
+      return lanes;
+    }
+
+    @Nullable GlobalCkfIndexer<KvPoolId> indexer() {
+      return indexer;
+    }
+
+    AtomicLongArray lastActivityUs() {
+      return lastActivityUs;
+    }
+  }
 
   private final long consumerInstance;
   private final IndexerDomainId domain;

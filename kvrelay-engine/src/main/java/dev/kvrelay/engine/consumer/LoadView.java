@@ -65,7 +65,7 @@ final class LoadView {
     Set<KvPoolId> ambiguous = new HashSet<>();
     for (KvPoolLoadEntry e : lastEntries) {
       KvPoolId pool = e.producer().poolId();
-      if (counts.get(pool) > 1) {
+      if (counts.getOrDefault(pool, 0) > 1) {
         ambiguous.add(pool);
         continue;
       }

@@ -2,6 +2,7 @@ package dev.kvrelay.engine.consumer;
 
 import dev.kvrelay.engine.actor.ActorScheduler;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -39,7 +40,9 @@ final class OwnedScheduler implements ActorScheduler {
   public void schedule(Runnable task, long delayNanos) {
     if (!executor.isShutdown()) {
       try {
-        executor.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        // The future is not needed: a stale timer is harmless, shutdown() drops the pending ones, and what a task
+        // throws stays in its future as it does for execute() (a zero-delay schedule on this executor).
+        ScheduledFuture<?> unused = executor.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
       } catch (RejectedExecutionException e) {
         // closed concurrently
       }

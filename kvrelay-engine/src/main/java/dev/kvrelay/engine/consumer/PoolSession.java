@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -38,7 +39,7 @@ final class PoolSession {
   @Nullable RelayStream<PoolFrame> stream;
   /** True once the session left the consumer (unassigned or closed). */
   boolean dropped;
-  private volatile long token;
+  private final AtomicLong token = new AtomicLong();
   private int failures;
   private final AtomicBoolean drainQueued = new AtomicBoolean();
   private final Runnable drainTask = this::drain;
@@ -56,7 +57,7 @@ final class PoolSession {
 
   /** Closes the stream and fences every pending completion, callback and timer. */
   void detach() {
-    token++;
+    token.incrementAndGet();
     RelayStream<PoolFrame> s = stream;
     stream = null;
     if (s != null) {
@@ -79,7 +80,7 @@ final class PoolSession {
       return;
     }
     context.counters.subscribed();
-    long t = token;
+    long t = token.get();
     CompletableFuture<RelayStream<PoolFrame>> future;
     try {
       future = source.relay.subscribePool(pool, producer, context.subscriberBase + SUFFIX);
@@ -87,11 +88,12 @@ final class PoolSession {
       onStreamError(RelayErrorReason.INTERNAL);
       return;
     }
-    future.whenComplete((s, err) -> context.execute(() -> onSubscribed(t, s, err)));
+    // The dependent stage is not needed: it only hands the outcome, failure included, to the consumer task.
+    CompletableFuture<?> unused = future.whenComplete((s, err) -> context.execute(() -> onSubscribed(t, s, err)));
   }
 
   private void onSubscribed(long t, @Nullable RelayStream<PoolFrame> s, @Nullable Throwable err) {
-    if (t != token || dropped || context.closed()) {
+    if (t != token.get() || dropped || context.closed()) {
       context.counters.staleCallback();
       if (s != null) {
         s.close();
@@ -106,7 +108,7 @@ final class PoolSession {
     stream = s;
     events.replicasChanged();
     s.onAvailable(() -> {
-      if (token == t && drainQueued.compareAndSet(false, true)) {
+      if (token.get() == t && drainQueued.compareAndSet(false, true)) {
         context.execute(drainTask);
       }
     });
@@ -190,9 +192,9 @@ final class PoolSession {
   private void resubscribeLater() {
     detach();
     failures++;
-    long t = token;
+    long t = token.get();
     context.schedule(() -> {
-      if (t != token || dropped || context.closed()) {
+      if (t != token.get() || dropped || context.closed()) {
         context.counters.staleCallback();
         return;
       }

@@ -4,6 +4,7 @@ import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
 import dev.kvrelay.engine.wan.RelayStream;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -21,7 +22,7 @@ abstract class SourceWatch<T> {
   final SourceEvents events;
   final String subscriberId;
   private @Nullable RelayStream<T> stream;
-  private volatile long token;
+  private final AtomicLong token = new AtomicLong();
   private int failures;
   private final AtomicBoolean drainQueued = new AtomicBoolean();
   private final Runnable drainTask = this::drain;
@@ -46,7 +47,7 @@ abstract class SourceWatch<T> {
     if (context.closed() || source.stopped) {
       return;
     }
-    long t = token;
+    long t = token.get();
     RelayStream<T> s;
     try {
       s = openStream(subscriberId);
@@ -56,7 +57,7 @@ abstract class SourceWatch<T> {
     }
     stream = s;
     s.onAvailable(() -> {
-      if (token == t && drainQueued.compareAndSet(false, true)) {
+      if (token.get() == t && drainQueued.compareAndSet(false, true)) {
         context.execute(drainTask);
       }
     });
@@ -67,7 +68,7 @@ abstract class SourceWatch<T> {
   }
 
   void close() {
-    token++;
+    token.incrementAndGet();
     RelayStream<T> s = stream;
     stream = null;
     if (s != null) {
@@ -81,10 +82,10 @@ abstract class SourceWatch<T> {
 
   void reopenLater() {
     close();
-    long t = token;
+    long t = token.get();
     failures++;
     context.schedule(() -> {
-      if (token != t || context.closed() || source.stopped) {
+      if (token.get() != t || context.closed() || source.stopped) {
         context.counters.staleCallback();
         return;
       }

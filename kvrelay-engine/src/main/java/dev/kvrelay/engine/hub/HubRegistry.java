@@ -168,19 +168,21 @@ public final class HubRegistry implements AutoCloseable {
       slot.subscribeSource(initLease);
     }
     HubSlot admitted = slot;
+    // A refusal is thrown wrapped in a CompletionException: the future holds it exactly as a composed failed
+    // future would (a non-CompletionException failure is stored wrapped in one).
     return ready.handle((v, e) -> {
       if (e != null) {
         admitted.abandonAdmission();
         RelayException re = relayException(e);
         countRefusal(re.reason());
-        return CompletableFuture.<RelayStream<PoolFrame>>failedFuture(re);
+        throw new CompletionException(re);
       }
       try {
-        return CompletableFuture.<RelayStream<PoolFrame>>completedFuture(admit(admitted, expected, subscriberId));
+        return admit(admitted, expected, subscriberId);
       } catch (RelayException re) {
-        return CompletableFuture.<RelayStream<PoolFrame>>failedFuture(re);
+        throw new CompletionException(re);
       }
-    }).thenCompose(f -> f);
+    });
   }
 
   /** Step 13–15 after init: re-check the registry entry, then join the hub. */

@@ -327,7 +327,8 @@ public final class HubSlot implements PublicationListener {
       initCompleted(newLease, null, e);
       return;
     }
-    reply.whenComplete((b, e) -> initCompleted(newLease, b, e));
+    // The dependent stage is not needed: initCompleted handles the outcome, failure included.
+    CompletableFuture<?> unused = reply.whenComplete((b, e) -> initCompleted(newLease, b, e));
   }
 
   /** The barrier snapshot of {@code doneLease} arrived (or failed). */

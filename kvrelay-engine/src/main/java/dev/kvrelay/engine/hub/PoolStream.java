@@ -236,7 +236,7 @@ final class PoolStream implements RelayStream<PoolFrame> {
         return null;
       }
       if (terminal != null) {
-        throw new RelayException(terminal.reason(), terminal.getMessage());
+        throw new RelayException(terminal.reason(), String.valueOf(terminal.getMessage()));
       }
       if (bootstrap.done()) {
         return takeQueuedOrHeartbeatLocked();
@@ -274,7 +274,7 @@ final class PoolStream implements RelayStream<PoolFrame> {
         return null;
       }
       if (terminal != null) {
-        throw new RelayException(terminal.reason(), terminal.getMessage());
+        throw new RelayException(terminal.reason(), String.valueOf(terminal.getMessage()));
       }
       long now = registry.nanoTime();
       heartbeat.taken(now);
@@ -320,7 +320,7 @@ final class PoolStream implements RelayStream<PoolFrame> {
       lock.unlock();
     }
     if (t != null) {
-      throw new RelayException(t.reason(), t.getMessage());
+      throw new RelayException(t.reason(), String.valueOf(t.getMessage()));
     }
     return null;
   }

@@ -9,28 +9,48 @@ public sealed interface KvSourceStatus
         KvSourceStatus.Ambiguous {
 
   /** Immutable and thread-safe: no advertisement. */
-  record Missing() implements KvSourceStatus {}
+  record Missing() implements KvSourceStatus {
+    @Override
+    public boolean isActive() {
+      return false;
+    }
+  }
 
   /**
    * Immutable and thread-safe: exactly one publisher, with a recovery target.
    *
    * @param publisherId the publisher id (u64)
    */
-  record ActiveRecoverable(long publisherId) implements KvSourceStatus {}
+  record ActiveRecoverable(long publisherId) implements KvSourceStatus {
+    @Override
+    public boolean isActive() {
+      return true;
+    }
+  }
 
   /**
    * Immutable and thread-safe: exactly one publisher, without a recovery target (live-only ingest).
    *
    * @param publisherId the publisher id (u64)
    */
-  record ActiveLiveOnly(long publisherId) implements KvSourceStatus {}
+  record ActiveLiveOnly(long publisherId) implements KvSourceStatus {
+    @Override
+    public boolean isActive() {
+      return true;
+    }
+  }
 
   /**
    * Immutable and thread-safe: the source cannot be used.
    *
    * @param reason why
    */
-  record Ambiguous(AmbiguityReason reason) implements KvSourceStatus {}
+  record Ambiguous(AmbiguityReason reason) implements KvSourceStatus {
+    @Override
+    public boolean isActive() {
+      return false;
+    }
+  }
 
   /** Immutable and thread-safe: why a KV source is ambiguous. */
   enum AmbiguityReason {
@@ -45,10 +65,12 @@ public sealed interface KvSourceStatus
   /** The {@link Missing} status. */
   KvSourceStatus MISSING = new Missing();
 
-  /** True for {@link ActiveRecoverable} and {@link ActiveLiveOnly}. */
-  default boolean isActive() {
-    return this instanceof ActiveRecoverable || this instanceof ActiveLiveOnly;
-  }
+  /**
+   * True for {@link ActiveRecoverable} and {@link ActiveLiveOnly}. Each record answers itself: a default method
+   * here would make initializing a record initialize this interface, whose {@link #MISSING} needs {@link Missing}
+   * initialized (a class-initialization deadlock between two threads).
+   */
+  boolean isActive();
 
   /**
    * True if going from {@code from} to {@code to} needs a cold reset of the rank: any change other than

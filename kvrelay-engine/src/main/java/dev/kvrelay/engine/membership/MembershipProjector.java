@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
@@ -141,7 +142,7 @@ public final class MembershipProjector {
   }
 
   /** §2.5: every materializable endpoint sharing a PoolId with another gets a PoolMaterialization conflict. */
-  private void rejectDuplicateLivePools(TreeMap<DynamoEndpointId, EndpointMembership> built) {
+  private void rejectDuplicateLivePools(SortedMap<DynamoEndpointId, EndpointMembership> built) {
     TreeMap<KvPoolId, List<DynamoEndpointId>> byPool = new TreeMap<>();
     for (EndpointMembership m : built.values()) {
       if (m.isMaterializable()) {
@@ -155,7 +156,8 @@ public final class MembershipProjector {
       for (DynamoEndpointId endpoint : e.getValue()) {
         MembershipConflict c = new MembershipConflict(ConflictScope.POOL_MATERIALIZATION,
             new ConflictSubject.Endpoint(endpoint), duplicatePoolReason(e.getKey()));
-        built.put(endpoint, built.get(endpoint).withConflicts(List.of(c)));
+        EndpointMembership m = Objects.requireNonNull(built.get(endpoint), "byPool holds endpoints of built");
+        built.put(endpoint, m.withConflicts(List.of(c)));
       }
     }
   }

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /** Thread-safe (lock-free atomic counters, no allocation on increment): the counters behind {@link RecoveryStats}. */
+@SuppressWarnings("EnumOrdinal") // one atomic cell per constant, by ordinal: lock- and allocation-free counting
 final class Counters {
   private static final Counter[] COUNTERS = Counter.values();
   private static final QueryFailureKind[] KINDS = QueryFailureKind.values();

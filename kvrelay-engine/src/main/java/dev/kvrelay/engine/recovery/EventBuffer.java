@@ -19,15 +19,16 @@ final class EventBuffer {
 
   /** Appends {@code e}; true if the oldest event had to be dropped. */
   boolean add(RouterEvent e) {
+    int n = size; // read once, written once below: the serial task is its only writer
     boolean dropped = false;
-    if (size == ring.length) {
+    if (n == ring.length) {
       ring[head] = null;
       head = (head + 1) % ring.length;
-      size--;
+      n--;
       dropped = true;
     }
-    ring[(head + size) % ring.length] = e;
-    size++;
+    ring[(head + n) % ring.length] = e;
+    size = n + 1;
     return dropped;
   }
 
@@ -42,13 +43,14 @@ final class EventBuffer {
 
   /** Removes and returns the oldest event. */
   RouterEvent poll() {
+    int n = size; // read once, written once below: the serial task is its only writer
     RouterEvent e = ring[head];
-    if (size == 0 || e == null) {
+    if (n == 0 || e == null) {
       throw new IllegalStateException("empty buffer");
     }
     ring[head] = null;
     head = (head + 1) % ring.length;
-    size--;
+    size = n - 1;
     return e;
   }
 

@@ -56,16 +56,17 @@ final class LiveInbox {
 
   /** Takes the oldest pair into {@link #envelope()} / {@link #event()}; false if empty. Consumer only. */
   boolean poll() {
-    int idx = (int) (head & mask);
-    if (sequence.get(idx) != head + 1) {
+    long h = head; // read once, written once below: the consumer is its only writer
+    int idx = (int) (h & mask);
+    if (sequence.get(idx) != h + 1) {
       return false;
     }
     polledEnvelope = envelopes[idx];
     polledEvent = events[idx];
     envelopes[idx] = null;
     events[idx] = null;
-    sequence.set(idx, head + mask + 1);
-    head++;
+    sequence.set(idx, h + mask + 1);
+    head = h + 1;
     return true;
   }
 

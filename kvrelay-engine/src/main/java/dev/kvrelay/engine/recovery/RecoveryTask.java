@@ -44,6 +44,7 @@ final class RecoveryTask {
   private final Runnable runTask = this::run;
   /** Set by the actor when room freed for an event held back; read after the task's hand-off flag drops. */
   private volatile boolean roomSignalled;
+  @SuppressWarnings("UnnecessaryLambda") // one callback object, handed to the actor on every wait for room
   private final Runnable onRoom = () -> {
     roomSignalled = true;
     kick();

@@ -4,6 +4,7 @@ import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.ckf.producer.RankReplacement;
 import dev.kvrelay.engine.stats.SourceRecoveryState;
 import dev.kvrelay.engine.stats.SourceRecoveryStats;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -41,8 +42,8 @@ final class Slot {
   volatile boolean suspect;
   /** The recovery clock when the serial task handled the source's last live event, or {@link #NO_EVENT}. */
   volatile long lastEventNanos = NO_EVENT;
-  /** Accepted {@code ResetRank}s of this incarnation (single writer: the serial task). */
-  volatile long resets;
+  /** Accepted {@code ResetRank}s of this incarnation (written by the serial task, read by {@link #stats}). */
+  private final AtomicLong resets = new AtomicLong();
 
   Slot(SourceBinding binding, boolean recoverable) {
     this.binding = binding;
@@ -52,7 +53,7 @@ final class Slot {
 
   /** Serial task only. */
   void countReset() {
-    resets = resets + 1;
+    resets.incrementAndGet();
   }
 
   /** Any thread: this source's published state, {@code now} on the recovery's clock. */
@@ -72,6 +73,6 @@ final class Slot {
       };
     }
     return new SourceRecoveryStats(member.workerId(), member.dpRank(), binding.publisherId(), state, recoverable,
-        suspect, last == NO_EVENT ? -1 : Math.max(0, now - last) / 1_000_000L, resets, b == null ? 0 : b.size());
+        suspect, last == NO_EVENT ? -1 : Math.max(0, now - last) / 1_000_000L, resets.get(), b == null ? 0 : b.size());
   }
 }

@@ -102,7 +102,7 @@ final class SourceLifecycle {
       }
     }
     for (SourceBinding b : list) {
-      if (publishers.get(b.publisherId()) > 1) {
+      if (publishers.getOrDefault(b.publisherId(), 0) > 1) {
         ambiguous.add(b.member());
         single.remove(b.member());
       }

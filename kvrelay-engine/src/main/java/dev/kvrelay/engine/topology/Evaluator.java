@@ -132,18 +132,11 @@ final class Evaluator {
     List<AdapterReadiness> out = new ArrayList<>(byName.size());
     for (Map.Entry<String, List<UnitEvaluation.LiveUnit>> e : byName.entrySet()) {
       UnitEvaluation eval = UnitEvaluation.evaluate(e.getValue());
-      ServingReadinessState state;
-      switch (baseState) {
-        case UNKNOWN:
-          state = ServingReadinessState.UNKNOWN;
-          break;
-        case UNAVAILABLE:
-          state = ServingReadinessState.UNAVAILABLE;
-          break;
-        default:
-          state = eval.ready() ? ServingReadinessState.READY : ServingReadinessState.UNAVAILABLE;
-          break;
-      }
+      ServingReadinessState state = switch (baseState) {
+        case UNKNOWN -> ServingReadinessState.UNKNOWN;
+        case UNAVAILABLE -> ServingReadinessState.UNAVAILABLE;
+        default -> eval.ready() ? ServingReadinessState.READY : ServingReadinessState.UNAVAILABLE;
+      };
       out.add(new AdapterReadiness(
           e.getKey(), state, state == ServingReadinessState.UNKNOWN ? List.of() : List.copyOf(eval.missing())));
     }

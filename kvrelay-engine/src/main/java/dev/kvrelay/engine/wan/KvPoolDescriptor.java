@@ -115,7 +115,7 @@ public record KvPoolDescriptor(
     List<DescriptorWire.@Nullable Registration> wireRegistrations = new ArrayList<>(registrations.size());
     for (ModelRegistration registration : registrations) {
       ModelTarget target = registration.target();
-      String adapter = target instanceof ModelTarget.Lora ? ((ModelTarget.Lora) target).adapter() : null;
+      String adapter = target instanceof ModelTarget.Lora lora ? lora.adapter() : null;
       wireRegistrations.add(new DescriptorWire.Registration(registration.canonicalModelId(),
           registration.targetCase(), target.baseModel(), adapter, new ArrayList<>(registration.aliases())));
     }

@@ -20,6 +20,7 @@ import org.jspecify.annotations.Nullable;
  * @param kindNumber field 7, the raw {@code FilterUpdateKind} number
  * @param payload field 8 (CBI1; empty for a heartbeat)
  */
+@SuppressWarnings("ArrayRecordComponent") // the payload is handed over uncopied; toString prints only its length
 public record PoolFrame(
     int protocolVersion,
     long contractMarker,

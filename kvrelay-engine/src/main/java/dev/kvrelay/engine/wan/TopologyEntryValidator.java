@@ -29,6 +29,7 @@ public final class TopologyEntryValidator {
    * Immutable and thread-safe: a {@code TopologyEntry} as decoded from protobuf, before validation.
    * Strings and repeated fields may be absent ({@code null}); enum fields carry their raw numbers.
    */
+  @SuppressWarnings("ArrayRecordComponent") // a decoder's raw carrier, only read by validate(), never compared
   public record EntryWire(
       @Nullable String namespace,
       @Nullable String canonicalModelId,
@@ -41,6 +42,7 @@ public final class TopologyEntryValidator {
       @Nullable List<@Nullable AdapterWire> adapters) {}
 
   /** Immutable and thread-safe: a raw {@code TopologyMember}; {@code poolId} null when the optional is unset. */
+  @SuppressWarnings("ArrayRecordComponent") // a decoder's raw carrier, only read by validate(), never compared
   public record MemberWire(
       @Nullable String namespace,
       @Nullable String component,
@@ -49,6 +51,7 @@ public final class TopologyEntryValidator {
       KvPoolId.@Nullable Wire poolId) {}
 
   /** Immutable and thread-safe: a raw {@code AdapterReadiness}. */
+  @SuppressWarnings("ArrayRecordComponent") // a decoder's raw carrier, only read by validate(), never compared
   public record AdapterWire(@Nullable String canonicalModelId, int state, int @Nullable [] missingRoles) {}
 
   /**
