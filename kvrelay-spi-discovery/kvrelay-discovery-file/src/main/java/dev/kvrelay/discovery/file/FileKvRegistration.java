@@ -31,6 +31,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,9 +67,13 @@ public final class FileKvRegistration implements DiscoveryRegistrar {
    * @param refreshes keep-alive rounds run
    * @param republished own files found missing at keep-alive and written again
    * @param swept expired files deleted from the active directories
-   * @param writeErrors failed writes, touches, deletes and directory listings
+   * @param writeErrors failed writes, touches, deletes and directory listings, and files a sweep could not stat
+   *     (other than those that vanished meanwhile; they are left for the next sweep)
+   * @param keepAliveFailures background keep-alive rounds that threw (the rest of the round was dropped; the next
+   *     one runs on time)
    */
-  public record Stats(long published, long refreshes, long republished, long swept, long writeErrors) {}
+  public record Stats(long published, long refreshes, long republished, long swept, long writeErrors,
+      long keepAliveFailures) {}
 
   /** Not thread-safe: guarded by the registration's lock; one own file and the value it holds. */
   @SuppressWarnings("ArrayRecordComponent") // a map value only: never compared, hashed or printed
@@ -88,6 +93,7 @@ public final class FileKvRegistration implements DiscoveryRegistrar {
   private long republished;
   private long swept;
   private long writeErrors;
+  private final AtomicLong keepAliveFailures = new AtomicLong();
 
   FileKvRegistration(Path root, Duration ttl, Clock clock, Consumer<FileKvRegistration> onClose) {
     this.root = root;
@@ -199,7 +205,7 @@ public final class FileKvRegistration implements DiscoveryRegistrar {
 
   /** A snapshot of the counters. */
   public synchronized Stats stats() {
-    return new Stats(published, refreshes, republished, swept, writeErrors);
+    return new Stats(published, refreshes, republished, swept, writeErrors, keepAliveFailures.get());
   }
 
   /** Runs one keep-alive round now (touch, re-publish, sweep), as the timer does. */
@@ -234,6 +240,7 @@ public final class FileKvRegistration implements DiscoveryRegistrar {
     try {
       keepAliveNow();
     } catch (RuntimeException e) {
+      keepAliveFailures.incrementAndGet();
       LOG.error("file discovery: keep-alive round failed; the next one runs on time", e);
     }
   }
@@ -248,7 +255,11 @@ public final class FileKvRegistration implements DiscoveryRegistrar {
           BasicFileAttributes a;
           try {
             a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+          } catch (NoSuchFileException e) {
+            continue; // deleted meanwhile
           } catch (IOException e) {
+            writeErrors++;
+            LOG.warn("file discovery: cannot stat {} to sweep it: {}", p, e.toString());
             continue;
           }
           if (a.isRegularFile() && a.lastModifiedTime().toMillis() < deadline) {
