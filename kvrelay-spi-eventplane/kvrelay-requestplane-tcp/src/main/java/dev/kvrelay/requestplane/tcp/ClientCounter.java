@@ -2,7 +2,8 @@ package dev.kvrelay.requestplane.tcp;
 
 /**
  * Immutable and thread-safe: the counters of a {@link TcpRequestPlaneClient}. Every failure of a query is
- * counted under exactly one failure counter (and logged once); the others count traffic and anomalies.
+ * counted under exactly one failure counter (and logged once); the others count traffic, anomalies and failures of
+ * background tasks.
  */
 public enum ClientCounter {
   /** Queries submitted. */
@@ -64,5 +65,25 @@ public enum ClientCounter {
   /** Anomaly: an ACK that arrived for a query already finished. */
   LATE_ACKS,
   /** {@code kill} sent on a response socket (timeout, protocol violation, close). */
-  KILLS_SENT
+  KILLS_SENT,
+
+  /**
+   * Background: a connect to a worker that failed, every attempt — also one whose query had already ended (the
+   * query itself, if still waiting, fails under {@link #CONNECT_FAILURES}).
+   */
+  CONNECT_ATTEMPTS_FAILED,
+  /**
+   * Background: a request connection's ACK reader stopped on an I/O error or a bad ACK stream (a reply cut
+   * mid-frame, an ACK with no request outstanding) while the connection was open; the connection is retired and its
+   * queries still awaiting an ACK fail under {@link #CONNECTIONS_LOST}. A worker's clean close between ACKs and this
+   * client's own close are not counted.
+   */
+  READER_FAILURES,
+  /** Background: the response listener's accept failed while open (no call-home is received after it). */
+  LISTENER_FAILURES,
+  /**
+   * Background: an unexpected exception escaped a background task (a query or ACK timer, a request sender, an ACK
+   * or call-home reader, the accept loop); logged with its stack trace.
+   */
+  BACKGROUND_TASK_FAILURES
 }
