@@ -7,6 +7,7 @@ import dev.kvrelay.spi.discovery.DiscoveryScope;
 import dev.kvrelay.spi.discovery.QueuedDiscoveryWatch;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,15 +21,22 @@ final class KubeWatch extends QueuedDiscoveryWatch {
   private static final Logger LOG = LoggerFactory.getLogger(KubeWatch.class);
 
   private final Consumer<KubeWatch> onClose;
+  private final AtomicLong backendListenerFailures;
 
   /** State thread only: the records this watch has been told about. */
   final Map<DiscoveryKey, DiscoveryRecord> known = new HashMap<>();
   /** State thread only: true once the snapshot is queued. */
   boolean snapshotSent;
 
-  KubeWatch(DiscoveryScope scope, DiscoveryListener listener, String threadName, Consumer<KubeWatch> onClose) {
+  /**
+   * A watch delivering on a thread named {@code threadName}; {@code backendListenerFailures} counts its listener's
+   * failures in the backend's stats (this watch's own count is {@link #listenerFailures()}).
+   */
+  KubeWatch(DiscoveryScope scope, DiscoveryListener listener, String threadName, Consumer<KubeWatch> onClose,
+      AtomicLong backendListenerFailures) {
     super(scope, listener, threadName);
     this.onClose = onClose;
+    this.backendListenerFailures = backendListenerFailures;
   }
 
   /** Queues a callback; ignored once closed. */
@@ -38,6 +46,7 @@ final class KubeWatch extends QueuedDiscoveryWatch {
 
   @Override
   protected void listenerFailed(RuntimeException e) {
+    backendListenerFailures.incrementAndGet();
     LOG.warn("discovery listener threw; the callback is dropped and the watch goes on", e);
   }
 

@@ -1,8 +1,8 @@
 package dev.kvrelay.discovery.kubernetes;
 
 /**
- * Immutable and thread-safe: a snapshot of a {@link KubernetesDiscovery}'s counters (every drop, skip and
- * interruption is counted here and logged).
+ * Immutable and thread-safe: a snapshot of a {@link KubernetesDiscovery}'s counters (every drop, skip,
+ * interruption and background failure is counted here and logged).
  *
  * @param relists full lists of every watched resource (the first one included)
  * @param watchInterruptions watches lost (disconnect, server close), each followed by a relist
@@ -16,7 +16,17 @@ package dev.kvrelay.discovery.kubernetes;
  * @param duplicateKeys records dropped because another CR had the same key
  * @param noEndpointSliceWarnings times CRs existed while no EndpointSlice endpoint matched (Q14)
  * @param registrations server-side applies of the relay's own CR
+ * @param relistFailures relists that failed: after a lost watch (each retried with a doubling delay) or for a new
+ *     watch (its caller got {@code UNAVAILABLE})
+ * @param taskFailures background tasks on the state thread (event application, recompute, resync) that threw and
+ *     were dropped
+ * @param listenerFailures listener callbacks that threw, over every watch (each callback was dropped; the watch
+ *     went on)
+ * @param watchCloseFailures cluster watches whose close threw (the watch was abandoned)
+ * @param cleanupFailures withdrawals or deletions of the relay's own CR on close that failed (the CR is left to
+ *     the pod's garbage collection)
  */
 public record KubernetesDiscoveryStats(long relists, long watchInterruptions, long goneRelists, long recomputes,
     long readyWithoutUid, long ownerUidMismatches, long invalidCrData, long malformedEntries, long hashMismatches,
-    long duplicateKeys, long noEndpointSliceWarnings, long registrations) {}
+    long duplicateKeys, long noEndpointSliceWarnings, long registrations, long relistFailures, long taskFailures,
+    long listenerFailures, long watchCloseFailures, long cleanupFailures) {}
