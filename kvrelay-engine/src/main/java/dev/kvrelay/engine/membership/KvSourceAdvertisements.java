@@ -77,7 +77,7 @@ public final class KvSourceAdvertisements {
     }
     TreeMap<Long, KvEventSource> publishers = byRank.get(rank);
     if (publishers == null || publishers.isEmpty()) {
-      return KvSourceStatus.MISSING;
+      return KvSourceStatus.Missing.INSTANCE;
     }
     if (publishers.size() > 1) {
       return new KvSourceStatus.Ambiguous(KvSourceStatus.AmbiguityReason.INCARNATIONS);

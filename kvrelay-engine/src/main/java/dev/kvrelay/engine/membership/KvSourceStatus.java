@@ -10,10 +10,8 @@ public sealed interface KvSourceStatus
 
   /** Immutable and thread-safe: no advertisement. */
   record Missing() implements KvSourceStatus {
-    @Override
-    public boolean isActive() {
-      return false;
-    }
+    /** The one {@code Missing} status (records are equal by value; this saves the allocation). */
+    public static final Missing INSTANCE = new Missing();
   }
 
   /**
@@ -21,36 +19,21 @@ public sealed interface KvSourceStatus
    *
    * @param publisherId the publisher id (u64)
    */
-  record ActiveRecoverable(long publisherId) implements KvSourceStatus {
-    @Override
-    public boolean isActive() {
-      return true;
-    }
-  }
+  record ActiveRecoverable(long publisherId) implements KvSourceStatus {}
 
   /**
    * Immutable and thread-safe: exactly one publisher, without a recovery target (live-only ingest).
    *
    * @param publisherId the publisher id (u64)
    */
-  record ActiveLiveOnly(long publisherId) implements KvSourceStatus {
-    @Override
-    public boolean isActive() {
-      return true;
-    }
-  }
+  record ActiveLiveOnly(long publisherId) implements KvSourceStatus {}
 
   /**
    * Immutable and thread-safe: the source cannot be used.
    *
    * @param reason why
    */
-  record Ambiguous(AmbiguityReason reason) implements KvSourceStatus {
-    @Override
-    public boolean isActive() {
-      return false;
-    }
-  }
+  record Ambiguous(AmbiguityReason reason) implements KvSourceStatus {}
 
   /** Immutable and thread-safe: why a KV source is ambiguous. */
   enum AmbiguityReason {
@@ -62,15 +45,15 @@ public sealed interface KvSourceStatus
     ENDPOINT_MAPPING
   }
 
-  /** The {@link Missing} status. */
-  KvSourceStatus MISSING = new Missing();
-
   /**
-   * True for {@link ActiveRecoverable} and {@link ActiveLiveOnly}. Each record answers itself: a default method
-   * here would make initializing a record initialize this interface, whose {@link #MISSING} needs {@link Missing}
-   * initialized (a class-initialization deadlock between two threads).
+   * True for {@link ActiveRecoverable} and {@link ActiveLiveOnly}. (The interface holds no constant of its own
+   * records: with a default method, initializing a record initializes this interface, and a constant here needing a
+   * record initialized would be a class-initialization deadlock between two threads; {@link Missing#INSTANCE} lives
+   * in its record for that reason.)
    */
-  boolean isActive();
+  default boolean isActive() {
+    return this instanceof ActiveRecoverable || this instanceof ActiveLiveOnly;
+  }
 
   /**
    * True if going from {@code from} to {@code to} needs a cold reset of the rank: any change other than

@@ -39,7 +39,7 @@ class KvSourceViewTest {
         + ",\"runtime_config\":{\"data_parallel_start_rank\":2,\"data_parallel_size\":3}"));
     KvSourceView v = KvSourceView.of(m, new KvSourceAdvertisements());
     assertThat(v.statuses().keySet()).containsExactly(key(SERVING, 7, 2), key(SERVING, 7, 3), key(SERVING, 7, 4));
-    assertThat(v.statuses().values()).containsOnly(KvSourceStatus.MISSING);
+    assertThat(v.statuses().values()).containsOnly(KvSourceStatus.Missing.INSTANCE);
     assertThat(v.kvState()).isEqualTo(new KvStateResolution.Resolved(ep(SERVING)));
     assertThat(v.hasActiveSource()).isFalse();
   }
@@ -86,7 +86,7 @@ class KvSourceViewTest {
     ads.advertise(source(SERVING, 7, 0, 11, true));
     assertThat(ads.statusOf(key(SERVING, 7, 0))).isEqualTo(ambiguous(AmbiguityReason.CONFLICTING_DESCRIPTOR));
     ads.withdraw(source(SERVING, 7, 0, 11, true).key());
-    assertThat(ads.statusOf(key(SERVING, 7, 0))).isEqualTo(KvSourceStatus.MISSING);
+    assertThat(ads.statusOf(key(SERVING, 7, 0))).isEqualTo(KvSourceStatus.Missing.INSTANCE);
     ads.advertise(source(SERVING, 7, 0, 11, true));
     assertThat(ads.statusOf(key(SERVING, 7, 0))).isEqualTo(new KvSourceStatus.ActiveRecoverable(11));
   }
@@ -165,12 +165,12 @@ class KvSourceViewTest {
     KvSourceStatus rec = new KvSourceStatus.ActiveRecoverable(1);
     KvSourceStatus live = new KvSourceStatus.ActiveLiveOnly(1);
     KvSourceStatus amb = ambiguous(AmbiguityReason.INCARNATIONS);
-    assertThat(KvSourceStatus.requiresColdReset(KvSourceStatus.MISSING, rec)).isFalse();
-    assertThat(KvSourceStatus.requiresColdReset(KvSourceStatus.MISSING, live)).isFalse();
+    assertThat(KvSourceStatus.requiresColdReset(KvSourceStatus.Missing.INSTANCE, rec)).isFalse();
+    assertThat(KvSourceStatus.requiresColdReset(KvSourceStatus.Missing.INSTANCE, live)).isFalse();
     assertThat(KvSourceStatus.requiresColdReset(rec, rec)).isFalse();
-    assertThat(KvSourceStatus.requiresColdReset(rec, KvSourceStatus.MISSING)).isTrue();
+    assertThat(KvSourceStatus.requiresColdReset(rec, KvSourceStatus.Missing.INSTANCE)).isTrue();
     assertThat(KvSourceStatus.requiresColdReset(rec, live)).isTrue();
-    assertThat(KvSourceStatus.requiresColdReset(KvSourceStatus.MISSING, amb)).isTrue();
+    assertThat(KvSourceStatus.requiresColdReset(KvSourceStatus.Missing.INSTANCE, amb)).isTrue();
     assertThat(KvSourceStatus.requiresColdReset(amb, rec)).isTrue();
     assertThat(KvSourceStatus.requiresColdReset(rec, new KvSourceStatus.ActiveRecoverable(2))).isTrue();
   }
@@ -199,7 +199,7 @@ class KvSourceViewTest {
     assertThat(ads.advertise(wrongScope)).isEqualTo(AdvertisementOutcome.REJECTED_SCOPE_MISMATCH);
     assertThat(ads.advertise(componentScope)).isEqualTo(AdvertisementOutcome.REJECTED_SCOPE_MISMATCH);
     assertThat(ads.size()).isZero();
-    assertThat(ads.statusOf(key(SERVING, 1, 0))).isEqualTo(KvSourceStatus.MISSING);
+    assertThat(ads.statusOf(key(SERVING, 1, 0))).isEqualTo(KvSourceStatus.Missing.INSTANCE);
   }
 
   @Test

@@ -162,7 +162,7 @@ class MembershipProperties {
           assertThat(ads.size()).isZero();
           for (int w = 0; w < 2; w++) {
             for (int rank = 0; rank < 2; rank++) {
-              assertThat(ads.statusOf(new KvSourceKey(Cards.ep("ns/c/e"), w, rank))).isEqualTo(KvSourceStatus.MISSING);
+              assertThat(ads.statusOf(new KvSourceKey(Cards.ep("ns/c/e"), w, rank))).isEqualTo(KvSourceStatus.Missing.INSTANCE);
             }
           }
         });
