@@ -64,6 +64,6 @@ final class Counters {
         get(Counter.LIVE_ONLY_RESETS), get(Counter.DEGRADED_RESETS), get(Counter.EXHAUSTED), get(Counter.DISCARDED),
         get(Counter.SUBMIT_REJECTED), get(Counter.REJECTED_SOURCES), get(Counter.REJECTED_SOURCE_EVENTS),
         get(Counter.RESYNCS), pf, get(Counter.FAULT_RECOVERIES), get(Counter.SUSPECT_MARKS), suspect.get(),
-        get(Counter.BACKPRESSURE_WAITS), sources);
+        get(Counter.BACKPRESSURE_WAITS), get(Counter.TASK_FAILURES), sources);
   }
 }

@@ -171,6 +171,7 @@ final class RecoveryTask {
           inbox.poll();
           inbound.accept(inbox.envelope(), inbox.event());
         } catch (RuntimeException e) {
+          counters.add(Counter.TASK_FAILURES);
           LOG.error("pool recovery {}: task failed", pool, e);
         }
       }

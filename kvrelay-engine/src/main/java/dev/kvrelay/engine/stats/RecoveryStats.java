@@ -40,6 +40,8 @@ import java.util.Map;
  * @param suspectSources sources suspect now (disconnected, not yet recovered after the reconnect)
  * @param backpressureWaits live events whose delivery thread had to wait for room in the recovery's full inbox
  *     (backpressure; a wait that timed out also counts in {@code inboxOverflows})
+ * @param taskFailures steps of the recovery's serial task that threw (a bug: logged at ERROR with its stack; the task
+ *     goes on with the next step, and the event or answer that step held is lost)
  * @param sources the bound sources now, one per {@code (worker, dp_rank)}, ordered by worker then rank (unsigned);
  *     a source that is removed or replaced leaves the list (its replacement enters as a new source)
  */
@@ -76,6 +78,7 @@ public record RecoveryStats(
     long suspectMarks,
     long suspectSources,
     long backpressureWaits,
+    long taskFailures,
     List<SourceRecoveryStats> sources) {
 
   /** Copies the maps and the list. */

@@ -319,6 +319,21 @@ class PoolRecoveryTest {
   }
 
   @Test
+  void aStepThatThrowsIsCountedAndTheTaskGoesOnWithTheNextEvent() {
+    RecoveryFixture f = bound(liveOnly(MEMBER, PUBLISHER));
+    f.live(stored(5));
+    f.throwNext = 1;
+    f.live(stored(6)); // its Apply throws: the step fails, the event is lost
+    assertThat(f.stats().taskFailures()).isEqualTo(1);
+    f.live(stored(7)); // the task still runs: the gap 5 -> 7 resets the live-only rank
+    assertThat(f.commands).containsExactly(
+        new PoolCommand.ResetRank(MEMBER, false), new PoolCommand.Apply(MEMBER, PUBLISHER, stored(5)),
+        new PoolCommand.ResetRank(MEMBER, false), new PoolCommand.Apply(MEMBER, PUBLISHER, stored(7)));
+    assertThat(f.stats().gaps()).isEqualTo(1);
+    assertThat(f.stats().taskFailures()).isEqualTo(1);
+  }
+
+  @Test
   void withoutARequestPlaneClientEverySourceIsLiveOnly() {
     RecoveryFixture f = new RecoveryFixture(RecoverySettings.DEFAULTS, false, 16);
     f.sources(recoverable(MEMBER, PUBLISHER));

@@ -43,6 +43,8 @@ final class RecoveryFixture {
   final Semaphore permits;
   /** Submits to refuse before accepting again. */
   int rejectNext;
+  /** Submits that throw (a bug in the actor's submission path) before accepting again. */
+  int throwNext;
   /** The actor closed: every submit is refused with CLOSED. */
   boolean actorClosed;
   final PoolRecovery recovery;
@@ -58,6 +60,10 @@ final class RecoveryFixture {
   }
 
   private SubmitResult submit(PoolCommand c) {
+    if (throwNext > 0) {
+      throwNext--;
+      throw new IllegalStateException("submission bug (test)");
+    }
     if (actorClosed) {
       return new SubmitResult.Rejected(RejectReason.CLOSED);
     }

@@ -219,6 +219,8 @@ final class RelayMetricsCollector implements MultiCollector {
       f.counter(OWN + "pool_gaps", "Sequence gaps that started a recovery", r.gaps(), "pool", p);
       f.counter(OWN + "pool_backpressure_waits", "Delivery-thread waits for room in the pool's full inbox",
           r.backpressureWaits(), "pool", p);
+      f.counter(OWN + "pool_recovery_task_failures", "Steps of the pool recovery's task that threw (logged at ERROR)",
+          r.taskFailures(), "pool", p);
       f.counter(OWN + "pool_recovery_attempts", "Recovery queries, by outcome", r.replacements(),
           "pool", p, "outcome", "replaced");
       for (QueryFailureKind kind : QueryFailureKind.values()) {

@@ -332,6 +332,7 @@ class SystemServerTest {
     assertThat(m.value("kvrelay_pool_capacity_omissions_total", with(base, "pool", p))).isZero();
     assertThat(m.value("kvrelay_pool_backpressure_waits_total", with(base, "pool", p)))
         .isEqualTo(ps.recovery().backpressureWaits());
+    assertThat(m.value("kvrelay_pool_recovery_task_failures_total", with(base, "pool", p))).isZero();
     // 1 when the worker's restore delivered the blocks before their live event (that event is then stale); the
     // scrape came before the stats read and the counter only grows.
     assertThat(m.value("kvrelay_pool_ingest_dropped_total", with(base, "pool", p, "reason", "stale")))
