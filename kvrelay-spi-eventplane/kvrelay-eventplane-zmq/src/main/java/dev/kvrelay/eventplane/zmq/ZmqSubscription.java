@@ -9,6 +9,7 @@ import dev.kvrelay.spi.eventplane.EventMessage;
 import dev.kvrelay.spi.eventplane.EventPlaneException;
 import dev.kvrelay.spi.eventplane.EventPlaneFault;
 import dev.kvrelay.spi.eventplane.EventSubscription;
+import dev.kvrelay.spi.eventplane.PublisherSequences;
 import dev.kvrelay.spi.eventplane.ZmqFrameCheck;
 import dev.kvrelay.spi.eventplane.ZmqFrames;
 import java.nio.charset.StandardCharsets;
@@ -89,7 +90,9 @@ final class ZmqSubscription implements EventSubscription {
   private final Map<String, Set<Long>> endpointPublishers = new HashMap<>();
   private final Set<Long> expected = new HashSet<>();
   private final Map<String, Integer> brokerRefs = new HashMap<>();
-  private final SequenceTracker sequences;
+  private final PublisherSequences sequences;
+  /** Present when the same message can arrive more than once (several broker XPUB endpoints). */
+  private final @Nullable DuplicateWindow duplicates;
   private final EnumSet<ZmqDrop> warned = EnumSet.noneOf(ZmqDrop.class);
   private ZMQ.@Nullable Socket socket;
   private @Nullable ZmqLinkMonitor links;
@@ -114,7 +117,12 @@ final class ZmqSubscription implements EventSubscription {
     this.mode = settings.mode();
     this.frame0 = settings.brokered() ? scope.subject(topic) : topic;
     this.staticEndpoints = mode == ZmqSettings.Mode.BROKER_URL ? settings.xpubEndpoints() : List.of();
-    this.sequences = new SequenceTracker(settings.brokered() && settings.xpubEndpoints().size() != 1);
+    boolean severalBrokers = settings.brokered() && settings.xpubEndpoints().size() != 1;
+    // with several brokers a sequence below the expected one is a slower broker's late copy: deliver it, keep the
+    // baseline; otherwise it is a restart or a replay, reported once
+    this.sequences = new PublisherSequences(PublisherSequences.DEFAULT_CAPACITY,
+        severalBrokers ? PublisherSequences.OnRegression.COUNT : PublisherSequences.OnRegression.REPORT_AND_RESTART);
+    this.duplicates = severalBrokers ? new DuplicateWindow() : null;
     this.thread = new Thread(this::run, "kvrelay-zmq-sub-" + THREAD_IDS.incrementAndGet());
     this.thread.setDaemon(true);
   }
@@ -453,14 +461,14 @@ final class ZmqSubscription implements EventSubscription {
     }
     EventMessage message = ((ZmqFrameCheck.Accepted) check).message();
     EventEnvelope env = message.envelope();
-    SequenceTracker.Outcome o = sequences.observe(env.publisherId(), env.sequence());
-    if (o.duplicate()) {
+    DuplicateWindow window = duplicates;
+    if (window != null && window.repeated(env.publisherId(), env.sequence())) {
       counters.drop(ZmqDrop.DUPLICATE);
       LOG.debug("ZMQ subscription {}: duplicate publisher {} sequence {} dropped", frame0,
           Long.toUnsignedString(env.publisherId()), Long.toUnsignedString(env.sequence()));
       return;
     }
-    EventPlaneFault.SequenceFault signal = o.signal();
+    EventPlaneFault.SequenceFault signal = sequences.check(env.publisherId(), env.sequence());
     if (signal != null) {
       reportBreak(signal);
     }
