@@ -9,6 +9,7 @@ import dev.kvrelay.spi.eventplane.EventPlaneCodec;
 import dev.kvrelay.spi.eventplane.EventPlaneException;
 import dev.kvrelay.spi.eventplane.EventPlaneFault;
 import dev.kvrelay.spi.eventplane.EventSubscription;
+import dev.kvrelay.spi.eventplane.PublisherSequences;
 import io.nats.client.Message;
 import io.nats.client.Subscription;
 import java.time.Duration;
@@ -41,7 +42,7 @@ final class NatsEventSubscription implements EventSubscription {
   private volatile boolean closed;
 
   // Confined to the delivery thread.
-  private final NatsSequenceCheck sequences;
+  private final PublisherSequences sequences;
   private long dropsReported;
   private long evictionsCounted;
   private long lastDropCheckNanos;
@@ -56,7 +57,8 @@ final class NatsEventSubscription implements EventSubscription {
     this.subscription = subscription;
     this.poll = plane.faultPollInterval();
     this.pollNanos = poll.toNanos();
-    this.sequences = new NatsSequenceCheck(plane.publisherCapacity());
+    this.sequences =
+        new PublisherSequences(plane.publisherCapacity(), PublisherSequences.OnRegression.REPORT_AND_RESTART);
     this.thread = new Thread(this::deliverLoop, "kvrelay-nats-" + THREAD_IDS.incrementAndGet() + "-" + topic);
     this.thread.setDaemon(true);
   }
@@ -183,7 +185,7 @@ final class NatsEventSubscription implements EventSubscription {
       return;
     }
     EventPlaneFault.SequenceFault fault =
-        sequences.observe(message.envelope().publisherId(), message.envelope().sequence());
+        sequences.check(message.envelope().publisherId(), message.envelope().sequence());
     if (fault != null) {
       countAndLog(fault);
       report(fault);

@@ -2,18 +2,11 @@ package dev.kvrelay.eventplane.zmq;
 
 import dev.kvrelay.api.EventScope;
 import dev.kvrelay.spi.eventplane.ChannelLocator;
-import dev.kvrelay.spi.eventplane.EventDecodeException;
-import dev.kvrelay.spi.eventplane.EventEnvelope;
 import dev.kvrelay.spi.eventplane.EventListener;
-import dev.kvrelay.spi.eventplane.EventMessage;
 import dev.kvrelay.spi.eventplane.EventPlaneException;
-import dev.kvrelay.spi.eventplane.EventPlaneFault;
 import dev.kvrelay.spi.eventplane.EventSubscription;
-import dev.kvrelay.spi.eventplane.ZmqFrameCheck;
-import dev.kvrelay.spi.eventplane.ZmqFrames;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -35,7 +28,8 @@ import org.zeromq.ZMQ;
 
 /**
  * Thread-safe: one subscription of a {@link ZmqEventPlane}. It owns one SUB socket and one receive thread; the
- * socket, the connected-channel table and the sequence tracker are confined to that thread, and
+ * socket, the connected-channel table and the {@link ZmqDelivery} (checks, sequences, listener calls) are confined
+ * to that thread, and
  * {@link #connect}/{@link #disconnect}/{@link #close} hand it commands through a queue and wait for them (the
  * thread blocks in {@code recv} for at most {@link #RECV_TIMEOUT_MS} between looks at the queue, as upstream's
  * 100 ms receive timeout). The listener is called on the receive thread, in arrival order.
@@ -45,8 +39,6 @@ import org.zeromq.ZMQ;
  * one of the connected channels' ids. Broker mode: it connects to the brokers' XPUB endpoints and accepts any
  * publisher. Either way a {@link ZmqLinkMonitor} on the receive thread turns a connected endpoint's loss and
  * return into {@code Disconnected} / {@code Reconnected} faults.
- *
- * <p>Over 500 lines: the socket, its command queue and the frame checks are one thread's confined state.
  */
 final class ZmqSubscription implements EventSubscription {
   private static final Logger LOG = LoggerFactory.getLogger(ZmqSubscription.class);
@@ -77,7 +69,6 @@ final class ZmqSubscription implements EventSubscription {
   private final EventScope scope;
   private final String topic;
   private final String frame0;
-  private final EventListener listener;
   private final ZmqSettings.Mode mode;
   private final List<String> staticEndpoints;
   private final Thread thread;
@@ -89,8 +80,7 @@ final class ZmqSubscription implements EventSubscription {
   private final Map<String, Set<Long>> endpointPublishers = new HashMap<>();
   private final Set<Long> expected = new HashSet<>();
   private final Map<String, Integer> brokerRefs = new HashMap<>();
-  private final SequenceTracker sequences;
-  private final EnumSet<ZmqDrop> warned = EnumSet.noneOf(ZmqDrop.class);
+  private final ZmqDelivery delivery;
   private ZMQ.@Nullable Socket socket;
   private @Nullable ZmqLinkMonitor links;
 
@@ -110,11 +100,12 @@ final class ZmqSubscription implements EventSubscription {
     this.counters = counters;
     this.scope = scope;
     this.topic = topic;
-    this.listener = listener;
     this.mode = settings.mode();
     this.frame0 = settings.brokered() ? scope.subject(topic) : topic;
     this.staticEndpoints = mode == ZmqSettings.Mode.BROKER_URL ? settings.xpubEndpoints() : List.of();
-    this.sequences = new SequenceTracker(settings.brokered() && settings.xpubEndpoints().size() != 1);
+    this.delivery = new ZmqDelivery(counters, listener, frame0, topic,
+        mode == ZmqSettings.Mode.DIRECT ? expected::contains : id -> true,
+        settings.brokered() && settings.xpubEndpoints().size() != 1);
     this.thread = new Thread(this::run, "kvrelay-zmq-sub-" + THREAD_IDS.incrementAndGet());
     this.thread.setDaemon(true);
   }
@@ -278,7 +269,7 @@ final class ZmqSubscription implements EventSubscription {
       ZmqLinkMonitor monitor = links();
       while (!closed) {
         runCommands();
-        monitor.poll(this::reportFault);
+        monitor.poll(delivery::reportFault);
         if (!receiveOne(sub, 0)) {
           continue; // the receive timeout passed: look at the commands again
         }
@@ -360,7 +351,7 @@ final class ZmqSubscription implements EventSubscription {
     boolean stillAdvertised = endpointPublishers.values().stream().anyMatch(s -> s.contains(z.publisherId()));
     if (!stillAdvertised) {
       expected.remove(z.publisherId());
-      sequences.forget(z.publisherId());
+      delivery.forget(z.publisherId());
     }
     LOG.info("ZMQ subscription {}: disconnected publisher {} at {}", frame0, Long.toUnsignedString(z.publisherId()),
         z.endpoint());
@@ -407,16 +398,6 @@ final class ZmqSubscription implements EventSubscription {
     links().track(endpoint);
   }
 
-  /** Hands a fault (already counted and logged) to the listener. */
-  private void reportFault(EventPlaneFault fault) {
-    try {
-      listener.onFault(fault);
-    } catch (RuntimeException e) {
-      counters.listenerFailures.increment();
-      LOG.warn("ZMQ subscription {}: listener failed on {}; delivery continues", frame0, fault, e);
-    }
-  }
-
   /**
    * Reads and handles one message ({@code flags} 0: waiting up to the receive timeout; {@code DONTWAIT}: not
    * waiting); false if none came.
@@ -440,75 +421,7 @@ final class ZmqSubscription implements EventSubscription {
       return false; // read while closing: neither delivered nor dropped, the subscription is gone
     }
     counters.received.increment();
-    handle(frames, count);
+    delivery.handle(frames, count);
     return true;
-  }
-
-  private void handle(List<byte[]> frames, int frameCount) {
-    ZmqFrameCheck check = ZmqFrames.check(frames, frame0, topic,
-        mode == ZmqSettings.Mode.DIRECT ? expected::contains : id -> true);
-    if (check instanceof ZmqFrameCheck.Rejected r) {
-      reject(r.error(), frameCount);
-      return;
-    }
-    EventMessage message = ((ZmqFrameCheck.Accepted) check).message();
-    EventEnvelope env = message.envelope();
-    SequenceTracker.Outcome o = sequences.observe(env.publisherId(), env.sequence());
-    if (o.duplicate()) {
-      counters.drop(ZmqDrop.DUPLICATE);
-      LOG.debug("ZMQ subscription {}: duplicate publisher {} sequence {} dropped", frame0,
-          Long.toUnsignedString(env.publisherId()), Long.toUnsignedString(env.sequence()));
-      return;
-    }
-    EventPlaneFault.SequenceFault signal = o.signal();
-    if (signal != null) {
-      reportBreak(signal);
-    }
-    try {
-      message.deliverTo(listener);
-      counters.delivered.increment();
-    } catch (RuntimeException e) {
-      counters.delivered.increment();
-      counters.listenerFailures.increment();
-      LOG.warn("ZMQ subscription {}: listener failed on {}; delivery continues", frame0, env, e);
-    }
-  }
-
-  private void reportBreak(EventPlaneFault.SequenceFault signal) {
-    if (signal instanceof EventPlaneFault.NewPublisher p) {
-      counters.newPublishers.increment();
-      LOG.info("ZMQ subscription {}: new publisher {} (first sequence {})", frame0,
-          Long.toUnsignedString(p.publisherId()), Long.toUnsignedString(p.receivedSequence()));
-    } else if (signal instanceof EventPlaneFault.SequenceGap g) {
-      counters.sequenceGaps.increment();
-      counters.missedMessages.add(g.missing());
-      LOG.warn("ZMQ subscription {}: publisher {} sequence gap, expected {} got {} ({} messages lost)", frame0,
-          Long.toUnsignedString(g.publisherId()), Long.toUnsignedString(g.expectedSequence()),
-          Long.toUnsignedString(g.receivedSequence()), Long.toUnsignedString(g.missing()));
-    } else if (signal instanceof EventPlaneFault.SequenceRegression g) {
-      counters.sequenceRegressions.increment();
-      LOG.warn("ZMQ subscription {}: publisher {} sequence went back, expected {} got {}", frame0,
-          Long.toUnsignedString(g.publisherId()), Long.toUnsignedString(g.expectedSequence()),
-          Long.toUnsignedString(g.receivedSequence()));
-    }
-    reportFault(signal);
-  }
-
-  private void reject(EventDecodeException error, int frameCount) {
-    ZmqDrop kind = ZmqDrop.of(error);
-    counters.drop(kind);
-    if (warned.add(kind)) {
-      LOG.warn("ZMQ subscription {}: dropped a message ({}, {} frames): {} (further {} drops are logged at debug)",
-          frame0, kind, frameCount, error.getMessage(), kind);
-    } else {
-      LOG.debug("ZMQ subscription {}: dropped a message ({}, {} frames): {}", frame0, kind, frameCount,
-          error.getMessage());
-    }
-    try {
-      listener.onDecodeError(error, error.publisherId());
-    } catch (RuntimeException e) {
-      counters.listenerFailures.increment();
-      LOG.warn("ZMQ subscription {}: listener failed on a decode error; delivery continues", frame0, e);
-    }
   }
 }

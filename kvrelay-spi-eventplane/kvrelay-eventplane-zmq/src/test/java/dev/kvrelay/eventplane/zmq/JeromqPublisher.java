@@ -56,6 +56,12 @@ final class JeromqPublisher implements EventPlaneContract.ContractPublisher {
     return new JeromqPublisher(topic, scope.subject(topic), publisherId, xsub);
   }
 
+  /** Also connects to {@code xsub}: a publisher of several HA brokers, which each forward every message. */
+  JeromqPublisher alsoConnect(String xsub) {
+    pub.connect(xsub);
+    return this;
+  }
+
   @Override
   public long publisherId() {
     return publisherId;

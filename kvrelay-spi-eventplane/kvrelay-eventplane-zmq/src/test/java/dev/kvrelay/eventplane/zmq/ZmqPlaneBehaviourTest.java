@@ -20,6 +20,7 @@ import dev.kvrelay.spi.eventplane.RouterEvent;
 import dev.kvrelay.spi.eventplane.StorageTier;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
@@ -118,6 +119,43 @@ class ZmqPlaneBehaviourTest {
     warm(p, r, 2);
     assertThat(r.breaks()).singleElement().isInstanceOf(EventPlaneFault.NewPublisher.class);
     assertThat(((ZmqEventPlane) plane).stats().droppedTotal()).isZero();
+  }
+
+  /**
+   * Two HA brokers forward every message of a publisher connected to both: each arrives twice, is delivered
+   * once and the second copy is counted as a DUPLICATE drop; the sequence shows no break but the first message.
+   */
+  @Test
+  void withSeveralBrokersEveryMessageIsDeliveredOnceAndItsCopiesCountedAsDuplicates() throws Exception {
+    JeromqBroker a = closer.add(new JeromqBroker());
+    JeromqBroker b = closer.add(new JeromqBroker());
+    ZmqEventPlane plane = closer.add(ZmqEventPlane.open(
+        ZmqSettings.broker(1, List.of(a.xsub(), b.xsub()), List.of(a.xpub(), b.xpub()))));
+    PeerRecorder r = new PeerRecorder();
+    closer.add(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
+    JeromqPublisher p = closer.add(JeromqPublisher.brokered(SCOPE, EventTopics.KV_EVENTS, 9, a.xsub()))
+        .alsoConnect(b.xsub());
+    long deadline = System.nanoTime() + WAIT_S * 1_000_000_000L;
+    long id = 0;
+    while (plane.stats().dropped(ZmqDrop.DUPLICATE) == 0) { // until both brokers forward
+      p.publish(event(9, id++));
+      Thread.sleep(20);
+      assertThat(System.nanoTime()).as("a copy through each broker within %d s", WAIT_S).isLessThan(deadline);
+    }
+    long duplicatesBefore = plane.stats().dropped(ZmqDrop.DUPLICATE);
+    long first = id;
+    for (int i = 0; i < 50; i++) {
+      p.publish(event(9, id++));
+    }
+    long last = id - 1;
+    PeerRecorder.poll(() -> plane.stats().dropped(ZmqDrop.DUPLICATE) - duplicatesBefore >= 50
+        && r.delivered().stream().anyMatch(d -> ((RouterEvent) d.payload()).eventId() == last), WAIT_S,
+        () -> "50 events through both brokers, got " + plane.stats());
+    List<Long> ids = r.delivered().stream().map(d -> ((RouterEvent) d.payload()).eventId()).toList();
+    assertThat(ids).as("each event delivered once").doesNotHaveDuplicates();
+    assertThat(ids).containsSubsequence(LongStream.rangeClosed(first, last).boxed().toList());
+    assertThat(r.breaks()).singleElement().isInstanceOf(EventPlaneFault.NewPublisher.class);
+    assertThat(plane.stats().sequenceRegressions()).isZero();
   }
 
   @Test
