@@ -35,12 +35,20 @@ public final class RoomWaiterStress {
     return PoolActorStress.actor(scheduler, PoolActorStress.mailbox(MAILBOX));
   }
 
-  /** Fills {@code actor}'s mailbox up to the Apply limit (7 queued) with Stats commands; its task is queued. */
-  static void fill(PoolActor actor) {
-    for (int i = 0; i < MAILBOX - MAILBOX / 8; i++) {
-      if (!(actor.submit(new PoolCommand.Stats(new CompletableFuture<>())) instanceof SubmitResult.Accepted)) {
-        throw new AssertionError("an empty mailbox of " + MAILBOX + " refused command " + i);
-      }
+  /** Commands queued at which an Apply no longer finds room: the mailbox less its control reserve. */
+  static final int APPLY_LIMIT = MAILBOX - MAILBOX / 8;
+
+  /** Queues {@code commands} Stats commands on {@code actor} (fewer than the mailbox holds); its task is queued. */
+  static void fill(PoolActor actor, int commands) {
+    for (int i = 0; i < commands; i++) {
+      submitStats(actor, "command " + i + " of " + commands);
+    }
+  }
+
+  /** Submits one Stats command; a refusal is a broken set-up ({@code what} names the command). */
+  static void submitStats(PoolActor actor, String what) {
+    if (!(actor.submit(new PoolCommand.Stats(new CompletableFuture<>())) instanceof SubmitResult.Accepted)) {
+      throw new AssertionError("a mailbox of " + MAILBOX + " refused " + what);
     }
   }
 
@@ -67,7 +75,7 @@ public final class RoomWaiterStress {
     final Runnable waiter = wakes::incrementAndGet;
 
     {
-      fill(actor);
+      fill(actor, APPLY_LIMIT);
     }
 
     @Actor
@@ -108,11 +116,7 @@ public final class RoomWaiterStress {
     final Runnable waiter = wakes::incrementAndGet;
 
     {
-      for (int i = 0; i < MAILBOX - MAILBOX / 8 - 1; i++) {
-        if (!(actor.submit(new PoolCommand.Stats(new CompletableFuture<>())) instanceof SubmitResult.Accepted)) {
-          throw new AssertionError("an empty mailbox of " + MAILBOX + " refused command " + i);
-        }
-      }
+      fill(actor, APPLY_LIMIT - 1);
     }
 
     @Actor
@@ -122,9 +126,7 @@ public final class RoomWaiterStress {
 
     @Actor
     public void submitterThenExecutorThread() {
-      if (!(actor.submit(new PoolCommand.Stats(new CompletableFuture<>())) instanceof SubmitResult.Accepted)) {
-        throw new AssertionError("the seventh command was refused");
-      }
+      submitStats(actor, "the command that reaches the Apply limit");
       scheduler.runOne();
     }
 
