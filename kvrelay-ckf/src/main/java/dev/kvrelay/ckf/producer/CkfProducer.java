@@ -4,10 +4,7 @@ import dev.kvrelay.api.CkfFormat;
 import dev.kvrelay.ckf.CkfAddressing;
 import dev.kvrelay.ckf.CkfConfigException;
 import dev.kvrelay.ckf.CuckooTable;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,6 +24,11 @@ import org.jspecify.annotations.Nullable;
  * until the pool holds more unique blocks than expected. Publication allocates the image arrays of each
  * delta or snapshot.
  *
+ * <p><b>Parts</b> (package-private, confined with it): {@link StoredPreparation} validates a Stored event,
+ * {@link TouchAhead} prepares addresses and reads state ahead of the updates, {@link OwnerRule} adds an
+ * owner, {@link RankRebuild} rebuilds off-side for {@link #replaceRanks}, and {@link PublicationSequencer}
+ * holds the sequence, lease and fence and builds each publication.
+ *
  * <p><b>Publication</b> ({@code ckf-cbi1.md} §5): every applied event adds one pending event;
  * {@link #shouldDrain()} says when the cadence threshold is reached; {@link #drain()} emits the changed
  * buckets as one delta {@code last → last+1} on the current lease, or a {@link NoPublication} reason.
@@ -39,25 +41,13 @@ public final class CkfProducer {
    * many independent blocks, near enough that the touched lines are still cached when used.
    */
   static final int TOUCH_AHEAD = 32;
-  /** "No prepared address yet": a prepared address is never 0 (its fingerprint field is non-zero). */
-  private static final long NOT_PREPARED = 0L;
 
   private final CkfProducerConfig config;
   private final CkfAddressing addressing;
   private final DirtyWindow dirty;
   private final StoredPreparation preparation = new StoredPreparation();
-  /** Per-block prepared CKF addresses of the current event (scratch, grown to the largest batch). */
-  private long[] packedScratch = new long[64];
-  /** Canonical hashes of the current removal chunk (scratch). */
-  private final long[] removalCanonical = new long[TOUCH_AHEAD];
-  /** Prepared CKF addresses of the current removal chunk (scratch). */
-  private final long[] removalPacked = new long[TOUCH_AHEAD];
-  /**
-   * Sink of the touch-ahead reads, so that the JIT cannot drop them; its value means nothing. See
-   * {@link #touchBlock}.
-   */
-  @SuppressWarnings("UnusedVariable") // written only, on purpose: the store keeps the touch reads alive
-  private long touchSink;
+  /** Prepared addresses and touch-ahead reads of the current event. */
+  private final TouchAhead ahead = new TouchAhead();
   private CuckooTable table;
   private OwnersMap owners;
   private MemberDirectory members;
@@ -71,17 +61,8 @@ public final class CkfProducer {
   private long ownershipOverflows;
   private long invariantViolations;
   private long pendingEvents;
-  private long unchangedPublications;
-  private long netRevertedBuckets;
-  private long publishedDeltas;
-  private long publishedSnapshots;
-  private long droppedWithoutSubscriber;
-  private long oversizedDeltas;
-
-  private long lastSequence;
-  private boolean hasLease;
-  private long lease;
-  private @Nullable FenceReason fence;
+  /** Sequence, lease, fence and publication counters. */
+  private final PublicationSequencer publisher = new PublicationSequencer();
 
   private CkfProducer(CkfProducerConfig config) {
     this.config = config;
@@ -128,23 +109,17 @@ public final class CkfProducer {
     if (prepared != CkfOutcome.OK) {
       return countRejection(prepared);
     }
-    prepareAddresses(lineage, event, n);
-    for (int i = 0; i < n; i++) {
-      if (preparation.kind(i) == StoredPreparation.NEW_MAPPING) {
-        int o = owners.indexOf(preparation.canonical(i));
-        if (o != OwnersMap.MISSING && owners.ownersAt(o) == OwnersMap.MAX_OWNERS) {
-          return countRejection(CkfOutcome.OWNERSHIP_DEGREE_OVERFLOW);
-        }
-      }
+    long[] packed = ahead.prepareStored(addressing, owners, table, preparation, lineage, event, n);
+    if (preparation.ownerCountFull(owners, n)) {
+      return countRejection(CkfOutcome.OWNERSHIP_DEGREE_OVERFLOW);
     }
     if (lineage == null) {
       lineage = members.getOrCreate(worker, rank);
     }
-    long[] packed = packedScratch;
     CkfOutcome first = CkfOutcome.OK;
     for (int i = 0; i < n; i++) {
       if (i + TOUCH_AHEAD < n) {
-        touchBlock(lineage, event, packed, i + TOUCH_AHEAD);
+        ahead.touchStored(owners, table, preparation, lineage, event, packed, i + TOUCH_AHEAD);
       }
       if (preparation.kind(i) == StoredPreparation.NEW_MAPPING) {
         CkfOutcome blockOutcome = addMapping(lineage, event.rawExternalHash(i), preparation.canonical(i), packed[i]);
@@ -163,38 +138,6 @@ public final class CkfProducer {
     return first;
   }
 
-  /**
-   * Prepares every block's CKF address into {@link #packedScratch} and touches the state of the first
-   * {@link #TOUCH_AHEAD} blocks (the rest are touched one window ahead while applying).
-   */
-  private void prepareAddresses(@Nullable LongLongMap lineage, StoredBatch event, int n) {
-    if (packedScratch.length < n) {
-      packedScratch = new long[Math.max(n, packedScratch.length + (packedScratch.length >>> 1))];
-    }
-    long[] packed = packedScratch;
-    for (int i = 0; i < n; i++) {
-      packed[i] = addressing.prepare(preparation.canonical(i));
-    }
-    int ahead = Math.min(n, TOUCH_AHEAD);
-    for (int i = 0; i < ahead; i++) {
-      touchBlock(lineage, event, packed, i);
-    }
-  }
-
-  /**
-   * Memory-level parallelism: reads (without changing anything) the owners-map home slot and both
-   * candidate buckets of block {@code i}, and for a new mapping its lineage home slot, so that the
-   * independent cache misses of many blocks are in flight together before the dependent updates need
-   * them. Java has no prefetch; the reads feed {@link #touchSink} so that they are not eliminated.
-   */
-  private void touchBlock(@Nullable LongLongMap lineage, StoredBatch event, long[] packed, int i) {
-    long sink = owners.touch(preparation.canonical(i)) ^ table.touch(packed[i]);
-    if (lineage != null && preparation.kind(i) == StoredPreparation.NEW_MAPPING) {
-      sink ^= lineage.touch(event.rawExternalHash(i));
-    }
-    touchSink ^= sink;
-  }
-
   private CkfOutcome countRejection(CkfOutcome outcome) {
     switch (outcome) {
       case PARENT_BLOCK_NOT_FOUND -> parentNotFound++;
@@ -206,60 +149,22 @@ public final class CkfProducer {
   }
 
   private CkfOutcome addMapping(LongLongMap lineage, long external, long canonical, long packed) {
-    int added = addOwner(owners, table, canonical, packed, dirty);
-    if (added == OWNER_OVERFLOW) {
+    int added = OwnerRule.addOwner(owners, table, canonical, packed, dirty);
+    if (added == OwnerRule.OWNER_OVERFLOW) {
       // Only reachable through a duplicate canonical hash inside one batch; the block is skipped.
       ownershipOverflows++;
       return CkfOutcome.OWNERSHIP_DEGREE_OVERFLOW;
     }
     lineage.insertAbsent(external, canonical);
     mappings++;
-    if (added == OMITTED) {
+    if (added == OwnerRule.OMITTED) {
       capacityFailures++;
       return CkfOutcome.CAPACITY_EXHAUSTED;
     }
-    if (added == ADMITTED) {
+    if (added == OwnerRule.ADMITTED) {
       residentCount++;
     }
     return CkfOutcome.OK;
-  }
-
-  /** {@link #addOwner} result: the hash already was resident. */
-  private static final int ALREADY_RESIDENT = 0;
-  /** {@link #addOwner} result: the hash was not resident and the insert succeeded. */
-  private static final int ADMITTED = 1;
-  /** {@link #addOwner} result: the hash was not resident and the insert failed (capacity omission). */
-  private static final int OMITTED = 2;
-  /** {@link #addOwner} result: the owner count is at {@code u32::MAX}; nothing changed. */
-  private static final int OWNER_OVERFLOW = 3;
-
-  /**
-   * The one rule for adding an owner to a canonical hash, shared by live ingest and the off-side rebuild
-   * of {@link #replaceRanks}: the owner count grows by one (entry created at 1), and a hash that is not
-   * resident is inserted with relocation; an omission leaves the ownership committed and non-resident.
-   * {@code packed} is {@code canonical} prepared by the table's addressing.
-   */
-  private static int addOwner(OwnersMap owners, CuckooTable table, long canonical, long packed,
-      CuckooTable.WriteObserver observer) {
-    int o = owners.indexOf(canonical);
-    if (o == OwnersMap.MISSING) {
-      o = owners.insertAbsent(canonical, 1, false);
-    } else {
-      long count = owners.ownersAt(o);
-      if (count == OwnersMap.MAX_OWNERS) {
-        return OWNER_OVERFLOW;
-      }
-      owners.setOwnersAt(o, count + 1);
-      if (owners.residentAt(o)) {
-        return ALREADY_RESIDENT;
-      }
-    }
-    // The table insert moves no owners entry, so index o is still valid.
-    if (table.insertPrepared(packed, observer)) {
-      owners.setResidentAt(o, true);
-      return ADMITTED;
-    }
-    return OMITTED;
   }
 
   private void reoffer(long canonical) {
@@ -289,7 +194,7 @@ public final class CkfProducer {
     CkfOutcome first = CkfOutcome.OK;
     for (int start = 0; start < count; start += TOUCH_AHEAD) {
       int end = Math.min(count, start + TOUCH_AHEAD);
-      touchRemovals(lineage, hashes, start, end);
+      ahead.touchRemovals(addressing, owners, table, lineage, hashes, start, end);
       for (int i = start; i < end; i++) {
         int l = lineage.indexOf(hashes[i]);
         if (l == LongLongMap.MISSING) {
@@ -299,9 +204,7 @@ public final class CkfProducer {
         long canonical = lineage.valueAt(l);
         lineage.removeAt(l);
         mappings--;
-        // A key found now was found by the touch pass too, with the same value; the check is a guard.
-        long packed = removalCanonical[i - start] == canonical ? removalPacked[i - start] : NOT_PREPARED;
-        CkfOutcome released = releaseOwner(canonical, packed);
+        CkfOutcome released = releaseOwner(canonical, ahead.removalPacked(i - start, canonical));
         if (first == CkfOutcome.OK) {
           first = released;
         }
@@ -310,44 +213,18 @@ public final class CkfProducer {
     return first;
   }
 
-  /**
-   * Memory-level parallelism for one removal chunk, changing nothing: touches every id's lineage home
-   * slot, then resolves each known id (lookups now overlap) and touches its owners-map home slot and both
-   * candidate buckets, recording the canonical hash and its prepared address for the updates.
-   */
-  private void touchRemovals(LongLongMap lineage, long[] hashes, int start, int end) {
-    long sink = 0;
-    for (int i = start; i < end; i++) {
-      sink ^= lineage.touch(hashes[i]);
-    }
-    for (int i = start; i < end; i++) {
-      int l = lineage.indexOf(hashes[i]);
-      if (l == LongLongMap.MISSING) {
-        removalCanonical[i - start] = 0;
-        removalPacked[i - start] = NOT_PREPARED;
-        continue;
-      }
-      long canonical = lineage.valueAt(l);
-      long packed = addressing.prepare(canonical);
-      removalCanonical[i - start] = canonical;
-      removalPacked[i - start] = packed;
-      sink ^= owners.touch(canonical) ^ table.touch(packed);
-    }
-    touchSink ^= sink;
-  }
-
   /** As {@link #removed(long, int, long[], int)} for the whole array. */
   public CkfOutcome removed(long workerId, int dpRank, long[] hashes) {
     return removed(workerId, dpRank, hashes, hashes.length);
   }
 
   private CkfOutcome releaseOwner(long canonical) {
-    return releaseOwner(canonical, NOT_PREPARED);
+    return releaseOwner(canonical, TouchAhead.NOT_PREPARED);
   }
 
   /**
    * As {@link #releaseOwner(long)} with {@code canonical} prepared by the table's addressing, or
-   * {@link #NOT_PREPARED} to prepare it only if the table must change.
+   * {@link TouchAhead#NOT_PREPARED} to prepare it only if the table must change.
    */
   private CkfOutcome releaseOwner(long canonical, long packed) {
     int o = owners.indexOf(canonical);
@@ -366,7 +243,7 @@ public final class CkfProducer {
       return CkfOutcome.OK;
     }
     residentCount--;
-    if (!table.removePrepared(packed == NOT_PREPARED ? addressing.prepare(canonical) : packed, dirty)) {
+    if (!table.removePrepared(packed == TouchAhead.NOT_PREPARED ? addressing.prepare(canonical) : packed, dirty)) {
       invariantViolations++;
       return CkfOutcome.INDEXER_INVARIANT_VIOLATION;
     }
@@ -425,89 +302,24 @@ public final class CkfProducer {
    * are counted and reported as {@code CAPACITY_EXHAUSTED} with the new state installed.
    */
   public CkfOutcome replaceRanks(List<RankReplacement> replacements) {
-    List<RankReplacement> sorted = new ArrayList<>(replacements);
-    sorted.sort((x, y) -> x.member().compareTo(y.member()));
-    Set<MemberId> replaced = new HashSet<>();
-    for (RankReplacement r : sorted) {
-      if (!replaced.add(r.member())) {
-        return CkfOutcome.INVALID_TREE_DUMP;
-      }
+    List<RankReplacement> sorted = RankRebuild.sortedDistinct(replacements);
+    if (sorted == null) {
+      return CkfOutcome.INVALID_TREE_DUMP;
     }
-    Rebuild rebuild = new Rebuild(newTable(), new OwnersMap(Math.max(INITIAL_OWNERS_CAPACITY, owners.capacity())));
-    MemberDirectory nextMembers = new MemberDirectory();
-    for (MemberId m : members.sortedMembers()) {
-      if (replaced.contains(m)) {
-        continue;
-      }
-      LongLongMap lineage = members.get(m.workerId(), m.dpRank());
-      if (lineage != null && !rebuild.install(lineage)) {
-        ownershipOverflows++;
-        return CkfOutcome.OWNERSHIP_DEGREE_OVERFLOW;
-      }
-      nextMembers.put(m.workerId(), m.dpRank(), lineage == null ? new LongLongMap(16) : lineage);
+    RankRebuild rebuild =
+        new RankRebuild(newTable(), new OwnersMap(Math.max(INITIAL_OWNERS_CAPACITY, owners.capacity())));
+    if (!rebuild.build(members, sorted)) {
+      ownershipOverflows++;
+      return CkfOutcome.OWNERSHIP_DEGREE_OVERFLOW;
     }
-    for (RankReplacement r : sorted) {
-      if (r.mappingCount() == 0) {
-        continue;
-      }
-      LongLongMap lineage = r.lineageCopy();
-      if (!rebuild.install(lineage)) {
-        ownershipOverflows++;
-        return CkfOutcome.OWNERSHIP_DEGREE_OVERFLOW;
-      }
-      nextMembers.put(r.member().workerId(), r.member().dpRank(), lineage);
-    }
-    CuckooTable old = table;
-    CuckooTable next = rebuild.table;
-    for (int b = 0; b < old.bucketCount(); b++) {
-      long before = old.word(b);
-      if (next.word(b) != before) {
-        dirty.bucketWritten(b, before);
-      }
-    }
-    table = next;
+    rebuild.markChangedBuckets(table, dirty);
+    table = rebuild.table;
     owners = rebuild.owners;
-    members = nextMembers;
+    members = rebuild.members;
     mappings = rebuild.mappings;
     residentCount = rebuild.resident;
     capacityFailures += rebuild.omissions;
     return rebuild.omissions == 0 ? CkfOutcome.OK : CkfOutcome.CAPACITY_EXHAUSTED;
-  }
-
-  /** Confined to the pool actor: off-side state of a rank replacement. */
-  private static final class Rebuild {
-    final CuckooTable table;
-    final OwnersMap owners;
-    long mappings;
-    long resident;
-    long omissions;
-
-    Rebuild(CuckooTable table, OwnersMap owners) {
-      this.table = table;
-      this.owners = owners;
-    }
-
-    /** Adds every mapping of {@code lineage}; false on owner overflow. */
-    boolean install(LongLongMap lineage) {
-      for (int i = 0; i <= lineage.capacity(); i++) {
-        if (!lineage.isOccupied(i)) {
-          continue;
-        }
-        mappings++;
-        long canonical = lineage.valueAt(i);
-        int added = addOwner(owners, table, canonical, table.addressing().prepare(canonical),
-            CuckooTable.IGNORE_WRITES);
-        if (added == OWNER_OVERFLOW) {
-          return false;
-        }
-        if (added == ADMITTED) {
-          resident++;
-        } else if (added == OMITTED) {
-          omissions++;
-        }
-      }
-      return true;
-    }
   }
 
   // ---------------------------------------------------------------- publication
@@ -529,43 +341,8 @@ public final class CkfProducer {
     if (pendingEvents == 0 && dirty.isEmpty()) {
       return NoPublication.NOTHING_PENDING;
     }
-    int changed = dirty.changedCount(table);
-    netRevertedBuckets += dirty.touchedCount() - changed;
     pendingEvents = 0;
-    if (fence != null) {
-      dirty.clear();
-      return NoPublication.FENCED;
-    }
-    if (changed == 0) {
-      dirty.clear();
-      unchangedPublications++;
-      return NoPublication.UNCHANGED;
-    }
-    if (!hasLease) {
-      dirty.clear();
-      droppedWithoutSubscriber++;
-      return NoPublication.NO_SUBSCRIBER;
-    }
-    if (lastSequence == -1L) {
-      dirty.clear();
-      fence = FenceReason.SEQUENCE_EXHAUSTED;
-      return NoPublication.FENCED;
-    }
-    if (changed > CkfDelta.MAX_IMAGES) {
-      dirty.clear();
-      oversizedDeltas++;
-      publishedSnapshots++;
-      lastSequence++;
-      return new CkfSnapshot(lease, lastSequence, table.copyWords());
-    }
-    int[] buckets = new int[changed];
-    long[] words = new long[changed];
-    dirty.copyChanged(table, buckets, words);
-    dirty.clear();
-    long base = lastSequence;
-    lastSequence = base + 1;
-    publishedDeltas++;
-    return new CkfDelta(lease, base, lastSequence, buckets, words);
+    return publisher.publish(table, dirty);
   }
 
   /**
@@ -582,17 +359,10 @@ public final class CkfProducer {
    *     or the publisher is fenced for exhaustion; nothing changes
    */
   public BarrierSnapshot snapshotAfterBarrier(long newLease) throws CkfPublicationException {
-    if (lastSequence == -1L || fence == FenceReason.SEQUENCE_EXHAUSTED) {
-      throw new CkfPublicationException(FenceReason.SEQUENCE_EXHAUSTED,
-          "publication sequence exhausted at " + Long.toUnsignedString(lastSequence));
-    }
+    publisher.checkBarrierAllowed();
     long[] words = table.copyWords();
     CkfPublication tail = drain();
-    lease = newLease;
-    hasLease = true;
-    fence = null;
-    publishedSnapshots++;
-    return new BarrierSnapshot(tail instanceof CkfDelta d ? d : null, new CkfSnapshot(newLease, lastSequence, words));
+    return publisher.installLease(newLease, tail, words);
   }
 
   /**
@@ -600,16 +370,12 @@ public final class CkfProducer {
    * if it is the latest delta, take its sequence back. Only a barrier snapshot clears the fence.
    */
   public void deliveryFailed(CkfDelta delta) {
-    if (delta.sequence() == lastSequence) {
-      lastSequence = delta.baseSequence();
-    }
-    fence = FenceReason.DELIVERY_UNCERTAIN;
+    publisher.deliveryFailed(delta);
   }
 
   /** Drops the subscriber lease: materialization is disabled until the next barrier snapshot. */
   public void retireLease() {
-    hasLease = false;
-    lease = 0;
+    publisher.retireLease();
   }
 
   // ---------------------------------------------------------------- reads
@@ -647,21 +413,21 @@ public final class CkfProducer {
 
   /** Last published sequence (unsigned; starts at 0). */
   public long lastSequence() {
-    return lastSequence;
+    return publisher.lastSequence();
   }
 
   /** The current subscriber lease (meaningful only while {@link #hasLease()}). */
   public long lease() {
-    return lease;
+    return publisher.lease();
   }
 
   /** True while a subscriber lease is installed. */
   public boolean hasLease() {
-    return hasLease;
+    return publisher.hasLease();
   }
 
   public @Nullable FenceReason fenceReason() {
-    return fence;
+    return publisher.fenceReason();
   }
 
   public long residentCount() {
@@ -680,8 +446,10 @@ public final class CkfProducer {
   public CkfProducerStats stats() {
     return new CkfProducerStats(capacityFailures, parentNotFound, unknownRemovals, invalidBlockSequence,
         ownershipOverflows, invariantViolations, residentCount, mappings, owners.size(), members.nonEmptyCount(),
-        table.occupiedSlots(), pendingEvents, dirty.touchedCount(), unchangedPublications, netRevertedBuckets,
-        publishedDeltas, publishedSnapshots, droppedWithoutSubscriber, oversizedDeltas, lastSequence, fence != null);
+        table.occupiedSlots(), pendingEvents, dirty.touchedCount(), publisher.unchangedPublications(),
+        publisher.netRevertedBuckets(), publisher.publishedDeltas(), publisher.publishedSnapshots(),
+        publisher.droppedWithoutSubscriber(), publisher.oversizedDeltas(), publisher.lastSequence(),
+        publisher.fenceReason() != null);
   }
 
   /**
@@ -726,6 +494,6 @@ public final class CkfProducer {
   }
 
   void forceLastSequenceForTest(long sequence) {
-    lastSequence = sequence;
+    publisher.forceLastSequenceForTest(sequence);
   }
 }

@@ -84,6 +84,22 @@ final class StoredPreparation {
     return result;
   }
 
+  /**
+   * After an {@link CkfOutcome#OK} {@link #prepare} of {@code n} blocks: true if a new mapping's hash
+   * already has {@code u32::MAX} owners ({@code OWNERSHIP_DEGREE_OVERFLOW}). Reads {@code owners} only.
+   */
+  boolean ownerCountFull(OwnersMap owners, int n) {
+    for (int i = 0; i < n; i++) {
+      if (kinds[i] == NEW_MAPPING) {
+        int o = owners.indexOf(canonical[i]);
+        if (o != OwnersMap.MISSING && owners.ownersAt(o) == OwnersMap.MAX_OWNERS) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   long canonical(int i) {
     return canonical[i];
   }
