@@ -46,7 +46,7 @@ final class StatusHtml {
     dt(h, "DC id", "dc-id", r.dcId());
     dt(h, "runtime instance", "drt", Long.toUnsignedString(r.drtInstanceId()));
     dt(h, "incarnation", "incarnation", Long.toUnsignedString(r.incarnation()));
-    dt(h, "uptime", "uptime", uptime(r.uptime().getSeconds()));
+    dt(h, "uptime", "uptime", uptime(r.uptime().toSeconds()));
     dt(h, "catalog / topology revision", "revisions", r.catalogRevision() + " / " + r.topologyRevision());
     dt(h, "pool subscribers (all pools)", "subscribers", Integer.toString(r.poolSubscribers()));
     dt(h, "pool streams ended lagged", "lagged", Long.toString(r.poolLagged()));
