@@ -278,9 +278,7 @@ final class StatusHtml {
       h.append("<tr class=\"recovery\"><td class=\"t\">").append(e(p.endpoint())).append("</td><td class=\"c\">");
       counters(h, p.recovery());
       h.append("</td><td class=\"c sources\">");
-      if (p.sources() == null) {
-        h.append("<small>per-source state: not exposed by this engine build</small>");
-      } else if (p.sources().isEmpty()) {
+      if (p.sources().isEmpty()) {
         h.append("no bound sources");
       } else {
         for (StatusReport.Source s : p.sources()) {
