@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -54,7 +55,23 @@ final class DemoTraffic implements AutoCloseable {
    * Immutable (its token array is never written after construction): one cached conversation and how many of its
    * leading blocks are the shared prompt.
    */
-  private record Cached(int[] tokens, int sharedBlocks) {}
+  private static final class Cached {
+    private final int[] tokens;
+    private final int sharedBlocks;
+
+    Cached(int[] tokens, int sharedBlocks) {
+      this.tokens = tokens;
+      this.sharedBlocks = sharedBlocks;
+    }
+
+    int[] tokens() {
+      return tokens;
+    }
+
+    int sharedBlocks() {
+      return sharedBlocks;
+    }
+  }
 
   /** Traffic over {@code workers}; nothing happens before {@link #start()}. */
   DemoTraffic(List<DemoWorker> workers) {
@@ -73,7 +90,9 @@ final class DemoTraffic implements AutoCloseable {
 
   /** Starts the steps, the first after one period. */
   void start() {
-    timer.scheduleWithFixedDelay(this::stepSafely, PERIOD_MS, PERIOD_MS, TimeUnit.MILLISECONDS);
+    // The future is not needed: stepSafely() logs a failure (which ends the steps), and close() stops the timer.
+    ScheduledFuture<?> unused =
+        timer.scheduleWithFixedDelay(this::stepSafely, PERIOD_MS, PERIOD_MS, TimeUnit.MILLISECONDS);
   }
 
   /** Blocks stored so far over all workers. */

@@ -32,6 +32,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -48,7 +49,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class DemoWorker {
   private final InMemoryDiscovery discovery;
-  private final InMemoryEventPlane plane;
   private final InMemoryRequestPlane requests;
   private final String name;
   private final DynamoEndpointId endpoint;
@@ -101,7 +101,6 @@ final class DemoWorker {
     this.aliases = List.copyOf(aliases);
     this.hasher = hasher;
     this.discovery = discovery;
-    this.plane = plane;
     this.requests = requests;
     this.nextExternalId = workerId << 20;
     for (int r = 0; r < rankCount; r++) {
@@ -178,13 +177,19 @@ final class DemoWorker {
     long[] canonical = hasher.sequenceHashes(tokens);
     long[] tokensHashes = hasher.blockHashes(tokens);
     int held = 0;
-    while (held < canonical.length && r.externalByCanonical.containsKey(canonical[held])) {
+    Long deepestHeld = null;
+    while (held < canonical.length) {
+      Long external = r.externalByCanonical.get(canonical[held]);
+      if (external == null) {
+        break;
+      }
+      deepestHeld = external;
       held++;
     }
     if (held == canonical.length) {
       return 0;
     }
-    OptionalLong parent = held == 0 ? OptionalLong.empty() : OptionalLong.of(r.externalByCanonical.get(canonical[held - 1]));
+    OptionalLong parent = deepestHeld == null ? OptionalLong.empty() : OptionalLong.of(deepestHeld);
     List<StoredBlock> blocks = new ArrayList<>(canonical.length - held);
     OptionalLong blockParent = parent;
     for (int i = held; i < canonical.length; i++) {
@@ -221,7 +226,7 @@ final class DemoWorker {
       if (parents.contains(external)) {
         break; // still the parent of another cached block: not a leaf
       }
-      Block b = r.live.remove(external);
+      Block b = Objects.requireNonNull(r.live.remove(external), "a canonical hash maps to a block that is not live");
       r.externalByCanonical.remove(canonical[i]);
       b.parentExternal().ifPresent(parents::remove);
       removed.add(external);

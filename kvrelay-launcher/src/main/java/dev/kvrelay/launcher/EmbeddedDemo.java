@@ -32,7 +32,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -102,8 +101,16 @@ final class EmbeddedDemo {
     this.deadline = deadline;
   }
 
-  /** Immutable and thread-safe: one request of the self-check, a label and its tokens. */
-  private record Request(String label, int[] tokens) {}
+  /** Immutable and thread-safe (the token array is never written): one request of the self-check and its label. */
+  private static final class Request {
+    final String label;
+    final int[] tokens;
+
+    Request(String label, int[] tokens) {
+      this.label = label;
+      this.tokens = tokens;
+    }
+  }
 
   /**
    * Runs the demo: starts the relays and workers, drives the traffic, reads everything back through the router,
@@ -144,7 +151,7 @@ final class EmbeddedDemo {
       // Subscribed before the traffic: the workers' blocks then reach the router as CBI1 deltas, not a snapshot.
       awaitLiveReplicas(router, dcs.size(), until);
 
-      Map<String, int[]> segments = segments();
+      Segments segments = new Segments();
       driveTraffic(dcs, segments);
       List<Request> requests = requests(segments);
 
@@ -265,27 +272,25 @@ final class EmbeddedDemo {
 
   // ------------------------------------------------------------------ the workers' traffic
 
-  /** Deterministic token segments (same tokens on every run and JVM). */
-  private static Map<String, int[]> segments() {
-    Map<String, int[]> s = new LinkedHashMap<>();
-    s.put("S", tokens("system prompt", 4 * BLOCK_SIZE));
-    s.put("A", tokens("document A", 4 * BLOCK_SIZE));
-    s.put("B", tokens("document B", 6 * BLOCK_SIZE));
-    s.put("C", tokens("document C", 2 * BLOCK_SIZE));
-    s.put("X", tokens("another chat", 5 * BLOCK_SIZE));
-    s.put("Q1", tokens("question 1", 3 * BLOCK_SIZE));
-    s.put("Q2", tokens("question 2", 3 * BLOCK_SIZE));
-    s.put("Q3", tokens("question 3", 3 * BLOCK_SIZE));
-    s.put("tail", tokens("partial tail", 7));
-    return s;
+  /** Immutable (its arrays are never written): the deterministic token segments (same tokens on every run and JVM). */
+  private static final class Segments {
+    final int[] s = tokens("system prompt", 4 * BLOCK_SIZE);
+    final int[] a = tokens("document A", 4 * BLOCK_SIZE);
+    final int[] b = tokens("document B", 6 * BLOCK_SIZE);
+    final int[] c = tokens("document C", 2 * BLOCK_SIZE);
+    final int[] x = tokens("another chat", 5 * BLOCK_SIZE);
+    final int[] q1 = tokens("question 1", 3 * BLOCK_SIZE);
+    final int[] q2 = tokens("question 2", 3 * BLOCK_SIZE);
+    final int[] q3 = tokens("question 3", 3 * BLOCK_SIZE);
+    final int[] tail = tokens("partial tail", 7);
   }
 
   /** What each DC's workers cache and evict (see the class comment). */
-  private static void driveTraffic(List<DemoDataCenter> dcs, Map<String, int[]> seg) {
-    int[] s = seg.get("S");
-    int[] sa = concat(s, seg.get("A"));
-    int[] sb = concat(s, seg.get("B"));
-    int[] sc = concat(s, seg.get("C"));
+  private static void driveTraffic(List<DemoDataCenter> dcs, Segments seg) {
+    int[] s = seg.s;
+    int[] sa = concat(s, seg.a);
+    int[] sb = concat(s, seg.b);
+    int[] sc = concat(s, seg.c);
 
     List<DemoWorker> west = dcs.get(0).workers();
     west.get(0).cache(0, sa);
@@ -298,19 +303,19 @@ final class EmbeddedDemo {
 
     List<DemoWorker> eu = dcs.get(2).workers();
     eu.get(0).cache(0, s);
-    eu.get(1).cache(1, seg.get("X"));
+    eu.get(1).cache(1, seg.x);
   }
 
   /** The router's requests. */
-  private static List<Request> requests(Map<String, int[]> seg) {
-    int[] s = seg.get("S");
+  private static List<Request> requests(Segments seg) {
+    int[] s = seg.s;
     return List.of(
-        new Request("S+A + question", concat(s, seg.get("A"), seg.get("Q1"))),
-        new Request("S+B + question", concat(s, seg.get("B"), seg.get("Q2"))),
-        new Request("S+C + question + 7-token tail", concat(s, seg.get("C"), seg.get("Q3"), seg.get("tail"))),
-        new Request("S + question", concat(s, seg.get("Q1"))),
-        new Request("X + follow-up", concat(seg.get("X"), seg.get("Q2"))),
-        new Request("unrelated prompt", concat(seg.get("Q3"), seg.get("Q1"))));
+        new Request("S+A + question", concat(s, seg.a, seg.q1)),
+        new Request("S+B + question", concat(s, seg.b, seg.q2)),
+        new Request("S+C + question + 7-token tail", concat(s, seg.c, seg.q3, seg.tail)),
+        new Request("S + question", concat(s, seg.q1)),
+        new Request("X + follow-up", concat(seg.x, seg.q2)),
+        new Request("unrelated prompt", concat(seg.q3, seg.q1)));
   }
 
   static int[] tokens(String label, int count) {
@@ -351,8 +356,8 @@ final class EmbeddedDemo {
     while (true) {
       List<PrefixCheck> checks = new ArrayList<>();
       for (Request r : requests) {
-        long[] chain = hasher.sequenceHashes(r.tokens());
-        GlobalViewAnswer answer = router.query(r.tokens(), MODEL);
+        long[] chain = hasher.sequenceHashes(r.tokens);
+        GlobalViewAnswer answer = router.query(r.tokens, MODEL);
         Map<String, GlobalViewMatch> byDc = new HashMap<>();
         if (answer.status() == GlobalViewAnswer.Status.ANSWERED) {
           for (GlobalViewMatch m : answer.matches()) {
@@ -361,7 +366,7 @@ final class EmbeddedDemo {
         }
         for (DemoDataCenter dc : dcs) {
           GlobalViewMatch m = byDc.get(dc.name());
-          checks.add(new PrefixCheck(r.label(), dc.name(), chain.length, dc.exactDepth(chain),
+          checks.add(new PrefixCheck(r.label, dc.name(), chain.length, dc.exactDepth(chain),
               m == null ? PrefixCheck.NO_ANSWER : m.depthBlocks(), m == null ? 0 : m.matchedTokens()));
         }
       }

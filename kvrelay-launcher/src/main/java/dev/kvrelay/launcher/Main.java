@@ -15,6 +15,9 @@ import dev.kvrelay.launcher.system.SystemServerSettings;
 import dev.kvrelay.launcher.system.SystemSettingsException;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.nio.CharBuffer;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -229,11 +232,34 @@ public final class Main {
   /** {@code kvrelay inspect …} ({@code INSPECT.md}): a gRPC client of a relay; its exit status is the command's. */
   private static int inspect(String[] args, PrintStream out, PrintStream err) {
     picocli.CommandLine cl = new picocli.CommandLine(new InspectCommand());
-    cl.setOut(new java.io.PrintWriter(out, true));
-    cl.setErr(new java.io.PrintWriter(err, true));
+    cl.setOut(writerOnto(out));
+    cl.setErr(writerOnto(err));
     int status = cl.execute(args);
     out.flush();
     return status;
+  }
+
+  /**
+   * An auto-flushing writer onto {@code stream} that hands it characters, so they are encoded with the stream's
+   * own charset (a {@code PrintWriter} over the stream's bytes would encode with the platform default instead).
+   */
+  private static PrintWriter writerOnto(PrintStream stream) {
+    return new PrintWriter(new Writer() {
+      @Override
+      public void write(char[] chars, int offset, int length) {
+        stream.append(CharBuffer.wrap(chars, offset, length));
+      }
+
+      @Override
+      public void flush() {
+        stream.flush();
+      }
+
+      @Override
+      public void close() {
+        stream.flush();
+      }
+    }, true);
   }
 
   private static int serveDemo(CommandLineOutcome.Demo demo, Map<String, String> env, PrintStream out,

@@ -92,7 +92,7 @@ public record OpenPlugins(DiscoveryBackend discovery, EventPlane eventPlane, Req
     try {
       return lookup.get();
     } catch (PluginNotFoundException e) {
-      throw new StartException(e.getMessage(), e);
+      throw new StartException(String.valueOf(e.getMessage()), e);
     }
   }
 

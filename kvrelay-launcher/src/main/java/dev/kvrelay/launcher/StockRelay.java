@@ -11,6 +11,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
@@ -119,9 +120,12 @@ public final class StockRelay implements AutoCloseable {
       }
     }
     StockRelay relay = new StockRelay(engine, server, plugins);
-    engine.terminated().whenComplete((ok, error) -> relay.ended(error, "the relay engine stopped"));
+    // The dependent stages are not needed: ended() cannot throw, and records what it saw in the relay's state.
+    CompletableFuture<?> unusedEngine =
+        engine.terminated().whenComplete((ok, error) -> relay.ended(error, "the relay engine stopped"));
     if (server != null) {
-      server.terminated().whenComplete((ok, error) -> relay.ended(error, "the WAN transport stopped"));
+      CompletableFuture<?> unusedServer =
+          server.terminated().whenComplete((ok, error) -> relay.ended(error, "the WAN transport stopped"));
     }
     LOG.info("relay started: dc_id={} ({}) incarnation={} scope={} wan={} plugins: {}", config.dcName(), config.dcId(),
         Long.toUnsignedString(engine.identity().relayIncarnation()), config.scope(),

@@ -90,7 +90,7 @@ public final class RelayCommandLine {
     try {
       result = cli.parseArgs(args.clone());
     } catch (ParameterException e) {
-      return CommandLineOutcome.Failure.argument(e.getMessage());
+      return CommandLineOutcome.Failure.argument(String.valueOf(e.getMessage()));
     }
     if (cli.isUsageHelpRequested()) {
       return new CommandLineOutcome.Help(cli.getUsageMessage());
@@ -109,7 +109,7 @@ public final class RelayCommandLine {
       try {
         log = LogSettings.of(d.logLevel != null ? d.logLevel : relay.logLevel, env.get(LogSettings.ENV));
       } catch (IllegalArgumentException e) {
-        return CommandLineOutcome.Failure.argument(e.getMessage());
+        return CommandLineOutcome.Failure.argument(String.valueOf(e.getMessage()));
       }
       return demo(d, log);
     }
@@ -117,7 +117,7 @@ public final class RelayCommandLine {
     try {
       log = LogSettings.of(relay.logLevel, env.get(LogSettings.ENV));
     } catch (IllegalArgumentException e) {
-      return CommandLineOutcome.Failure.argument(e.getMessage());
+      return CommandLineOutcome.Failure.argument(String.valueOf(e.getMessage()));
     }
     CommandLineOutcome outcome = relay(relay, env);
     return outcome instanceof CommandLineOutcome.Serve serve
@@ -299,27 +299,29 @@ public final class RelayCommandLine {
   private static String text(RelayConfigViolation v, RelayOptions o) {
     RelayConfigKey key = v.key();
     switch (v.reason()) {
-      case PREFIX_OUTSIDE_NAMESPACES:
+      case PREFIX_OUTSIDE_NAMESPACES -> {
         return PREFIXES_OUTSIDE;
-      case INVALID_SCOPE:
+      }
+      case INVALID_SCOPE -> {
         return key == RelayConfigKey.WATCH_ALL && v.message().startsWith(ENV_NAMESPACES) ? ENV_SCOPE_EXCLUSIVE
             : v.message();
-      case SURROUNDING_WHITESPACE:
+      }
+      case SURROUNDING_WHITESPACE -> {
         return key == RelayConfigKey.DC_ID ? DC_ID_WHITESPACE : v.message();
-      default:
-        break;
+      }
+      default -> {
+        // the key-specific and general wordings below
+      }
     }
     if (key == RelayConfigKey.EXPECTED_UNIQUE_BLOCKS && o.expectedUniqueBlocks != null) {
       // The flag's own wording (argparse type=_positive_int).
-      switch (v.reason()) {
-        case NOT_AN_INTEGER:
-          return "argument --expected-unique-blocks: invalid _positive_int value: '" + o.expectedUniqueBlocks + "'";
-        case NOT_POSITIVE:
-          return "argument --expected-unique-blocks: must be a positive integer";
-        default:
-          return v.message().startsWith(ENV_EXPECTED + ":")
-              ? "--expected-unique-blocks" + v.message().substring(ENV_EXPECTED.length() + 1) : v.message();
-      }
+      return switch (v.reason()) {
+        case NOT_AN_INTEGER ->
+            "argument --expected-unique-blocks: invalid _positive_int value: '" + o.expectedUniqueBlocks + "'";
+        case NOT_POSITIVE -> "argument --expected-unique-blocks: must be a positive integer";
+        default -> v.message().startsWith(ENV_EXPECTED + ":")
+            ? "--expected-unique-blocks" + v.message().substring(ENV_EXPECTED.length() + 1) : v.message();
+      };
     }
     String env = key.envName();
     if (v.reason() == RelayConfigViolation.Reason.NOT_POSITIVE && key.isNumeric() && env != null) {

@@ -133,13 +133,14 @@ public final class DiagnosticEndpoints implements AutoCloseable {
           "json", null));
     }
     DiagnosticEndpoints d = new DiagnosticEndpoints(component, server, registrar, records, paths);
-    Map<String, Answer> answers = Map.of(
-        DiagnosticComponent.HEALTH, request -> HealthDocument.of(health.health()),
-        DiagnosticComponent.STATS, request -> StatsDocument.of(component.dcId(), engine.stats()),
-        DiagnosticComponent.SNAPSHOT, snapshots::read);
     for (int i = 0; i < paths.size(); i++) {
       String name = DiagnosticComponent.ENDPOINTS.get(i);
-      Answer answer = answers.get(name);
+      Answer answer = switch (name) {
+        case DiagnosticComponent.HEALTH -> request -> HealthDocument.of(health.health());
+        case DiagnosticComponent.STATS -> request -> StatsDocument.of(component.dcId(), engine.stats());
+        case DiagnosticComponent.SNAPSHOT -> snapshots::read;
+        default -> throw new IllegalStateException("no answer for the diagnostic endpoint " + name);
+      };
       server.register(paths.get(i), request -> d.answer(name, answer, request));
     }
     try {
@@ -166,13 +167,22 @@ public final class DiagnosticEndpoints implements AutoCloseable {
       InterruptedException {
     try {
       JsonValue v = a.answer(request);
-      answered.get(name).increment();
+      counter(answered, name).increment();
       return List.of(v);
     } catch (DiagnosticRequestException e) {
-      refused.get(e.kind()).increment();
+      counter(refused, e.kind()).increment();
       LOG.warn("diagnostic endpoint {} refused a request ({}): {}", name, e.kind(), e.getMessage());
       throw e;
     }
+  }
+
+  /** The counter of {@code key}: the constructor made one for every endpoint name and every refusal kind. */
+  private static <K> LongAdder counter(Map<K, LongAdder> counters, K key) {
+    LongAdder c = counters.get(key);
+    if (c == null) {
+      throw new IllegalStateException("no counter for " + key);
+    }
+    return c;
   }
 
   /** The component the endpoints live in. */

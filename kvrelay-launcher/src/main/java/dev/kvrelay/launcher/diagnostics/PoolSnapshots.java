@@ -140,7 +140,15 @@ final class PoolSnapshots {
   }
 
   /** Immutable (the words are handed over, never written again): one assembled snapshot at {@code sequence}. */
-  private record Snapshot(long sequence, long[] words) {}
+  private static final class Snapshot {
+    final long sequence;
+    final long[] words;
+
+    Snapshot(long sequence, long[] words) {
+      this.sequence = sequence;
+      this.words = words;
+    }
+  }
 
   private Snapshot assemble(KvPoolDescriptor d) throws DiagnosticRequestException, InterruptedException {
     String subscriber = "kvrelay-diagnostics-snapshot-" + reads.incrementAndGet();
@@ -206,8 +214,8 @@ final class PoolSnapshots {
       }
     }
     CkfFormat f = d.producer().ckfFormat();
-    List<JsonValue> buckets = new ArrayList<>(s.words().length);
-    for (long w : s.words()) {
+    List<JsonValue> buckets = new ArrayList<>(s.words.length);
+    for (long w : s.words) {
       buckets.add(JsonNumber.ofUnsigned(w));
     }
     return JsonObject.builder()
@@ -216,7 +224,7 @@ final class PoolSnapshots {
         .put("dc_id", engine.config().dcName())
         .put("serving_endpoint", d.servingEndpoint().dottedName())
         .put("layout_generation", JsonNumber.ofUnsigned(d.producer().layoutGeneration()))
-        .put("sequence", JsonNumber.ofUnsigned(s.sequence()))
+        .put("sequence", JsonNumber.ofUnsigned(s.sequence))
         .put("member_count", count(counts == null ? null : counts.members()))
         .put("contribution_count", count(counts == null ? null : counts.mappings()))
         .put("unique_block_count", count(counts == null ? null : counts.uniqueCanonicalHashes()))

@@ -148,7 +148,7 @@ final class ConnectionOptions {
 
   /** A failed reflected call: {@link InspectCommand#CALL_FAILED}. */
   int fail(InspectException e) {
-    return fail(InspectCommand.CALL_FAILED, e.getMessage());
+    return fail(InspectCommand.CALL_FAILED, String.valueOf(e.getMessage()));
   }
 
   /** A failed {@link RelayGrpcClient} call: {@link InspectCommand#CALL_FAILED}. */

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -32,6 +33,9 @@ import picocli.CommandLine.Spec;
     description = "Install the pool's snapshot and answer the prefix depth in blocks of a token sequence, "
         + "hashed per the pool's query semantics: block size and hash format.")
 final class QueryCommand extends PoolCommandBase {
+  /** Separates the ids of a {@code --text-file}. */
+  private static final Pattern TOKEN_SEPARATORS = Pattern.compile("[,\\s]+");
+
   @Option(names = "--tokens", split = ",", paramLabel = "ID", description = "Token ids, comma separated.")
   int @Nullable [] tokens;
 
@@ -56,9 +60,10 @@ final class QueryCommand extends PoolCommandBase {
     int[] ids = readTokens();
     try (Connected c = connect()) {
       KvPoolDescriptor pool;
+      String adapterName = lora;
       try {
-        pool = lora == null ? pick(c.client())
-            : pick(c.client(), d -> adapter(d, lora) != null, " registering LoRA adapter " + lora);
+        pool = adapterName == null ? pick(c.client())
+            : pick(c.client(), d -> adapter(d, adapterName) != null, " registering LoRA adapter " + adapterName);
       } catch (RelayException e) {
         return connection.fail("WatchKvPoolCatalog", e);
       }
@@ -129,9 +134,13 @@ final class QueryCommand extends PoolCommandBase {
     if (text.isEmpty()) {
       return new int[0];
     }
-    String[] parts = text.split("[,\\s]+");
-    int[] out = new int[parts.length];
-    for (int i = 0; i < parts.length; i++) {
+    String[] parts = TOKEN_SEPARATORS.split(text, -1);
+    int count = parts.length;
+    while (count > 0 && parts[count - 1].isEmpty()) {
+      count--; // trailing separators end the list; a leading one leaves an empty id, refused below
+    }
+    int[] out = new int[count];
+    for (int i = 0; i < count; i++) {
       try {
         out[i] = Integer.parseInt(parts[i]);
       } catch (NumberFormatException e) {

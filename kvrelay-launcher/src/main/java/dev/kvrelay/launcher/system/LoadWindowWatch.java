@@ -88,10 +88,12 @@ final class LoadWindowWatch<T> implements AutoCloseable {
       return;
     }
     State s = state;
+    boolean opened = false;
     if (stream == null) {
       try {
         stream = opener.open(subscriberId);
         s = new State(subscriberId, true, s.opened() + 1, s.ended(), s.openFailures(), s.windows(), s.lastEnd());
+        opened = true;
         failing = false;
       } catch (RelayException e) {
         if (!failing) {
@@ -131,7 +133,7 @@ final class LoadWindowWatch<T> implements AutoCloseable {
       open.close();
       stream = null;
       state = new State(subscriberId, false, s.opened(), s.ended() + 1, s.openFailures(), s.windows() + taken, end);
-    } else if (taken != 0 || s != state) {
+    } else if (taken != 0 || opened) {
       state = new State(subscriberId, true, s.opened(), s.ended(), s.openFailures(), s.windows() + taken,
           s.lastEnd());
     }

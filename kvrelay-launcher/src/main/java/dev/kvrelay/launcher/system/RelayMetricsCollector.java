@@ -130,9 +130,9 @@ final class RelayMetricsCollector implements MultiCollector {
     for (Map.Entry<List<String>, long[]> e : lag.entrySet()) {
       String p = e.getKey().get(0);
       String sub = e.getKey().get(1);
-      f.gauge(OWN + "subscriber_replica_lag_frames", "Pool frames queued for a subscriber and not yet taken",
+      f.gaugeU64(OWN + "subscriber_replica_lag_frames", "Pool frames queued for a subscriber and not yet taken",
           e.getValue()[0], "pool", p, "subscriber", sub);
-      f.gauge(OWN + "subscriber_replica_lag_sequences", "Deltas published to a subscriber and not yet taken",
+      f.gaugeU64(OWN + "subscriber_replica_lag_sequences", "Deltas published to a subscriber and not yet taken",
           e.getValue()[1], "pool", p, "subscriber", sub);
     }
   }
@@ -197,13 +197,13 @@ final class RelayMetricsCollector implements MultiCollector {
             "unknown_removal");
         long slots = pool.descriptor().producer().ckfFormat().bucketCount()
             * (long) pool.descriptor().producer().ckfFormat().slotsPerBucket();
-        f.gauge(OWN + "pool_ckf_occupied_slots", "Non-empty CKF slots", a.producer().occupiedSlots(), "pool", p);
-        f.gauge(OWN + "pool_ckf_slots", "CKF slots in total", slots, "pool", p);
+        f.gaugeU64(OWN + "pool_ckf_occupied_slots", "Non-empty CKF slots", a.producer().occupiedSlots(), "pool", p);
+        f.gaugeU64(OWN + "pool_ckf_slots", "CKF slots in total", slots, "pool", p);
         f.gauge(OWN + "pool_ckf_fill_ratio", "Occupied over total CKF slots",
             slots == 0 ? 0 : (double) a.producer().occupiedSlots() / slots, "pool", p);
-        f.gauge(OWN + "pool_resident_hashes", "Canonical hashes resident in the table", a.producer().residentCount(),
-            "pool", p);
-        f.gauge(OWN + "pool_published_sequence", "Last published CBI1 sequence",
+        f.gaugeU64(OWN + "pool_resident_hashes", "Canonical hashes resident in the table",
+            a.producer().residentCount(), "pool", p);
+        f.gaugeU64(OWN + "pool_published_sequence", "Last published CBI1 sequence",
             a.producer().lastSequence(), "pool", p);
       }
       RecoveryStats r = pool.recovery();
@@ -269,6 +269,11 @@ final class RelayMetricsCollector implements MultiCollector {
       b.dataPoint(GaugeDataPointSnapshot.builder().labels(labels(labels)).value(value).build());
     }
 
+    /** A gauge of an unsigned 64-bit count or sequence held in a {@code long}. */
+    void gaugeU64(String name, String help, long value, String... labels) {
+      gauge(name, help, value >= 0 ? (double) value : value + 0x1p64, labels);
+    }
+
     /** {@code name} without {@code _total}: the text format appends it. Values are u64 counts, never negative. */
     void counter(String name, String help, long value, String... labels) {
       CounterSnapshot.Builder b = counters.computeIfAbsent(name, n -> {
@@ -283,7 +288,15 @@ final class RelayMetricsCollector implements MultiCollector {
       List<MetricSnapshot> out = new ArrayList<>();
       for (String n : order) {
         GaugeSnapshot.Builder g = gauges.get(n);
-        out.add(g != null ? g.build() : counters.get(n).build());
+        if (g != null) {
+          out.add(g.build());
+          continue;
+        }
+        CounterSnapshot.Builder c = counters.get(n);
+        if (c == null) {
+          throw new IllegalStateException("metric family " + n + " is neither a gauge nor a counter");
+        }
+        out.add(c.build());
       }
       return new MetricSnapshots(out);
     }

@@ -7,8 +7,11 @@ import dev.kvrelay.engine.stats.HubRegistryStats;
 import dev.kvrelay.engine.stats.LoadCounters;
 import dev.kvrelay.engine.stats.PoolActorStats;
 import dev.kvrelay.engine.stats.RecoveryStats;
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.ToLongFunction;
 
 /**
  * Thread-safe (stateless): the error and warning counters the status page shows and its {@link RecentErrors} ring
@@ -19,7 +22,31 @@ final class StatusCounters {
   /** The relay-wide scope's name in {@link RecentErrors}. */
   static final String RELAY = "relay";
 
+  /** The relay-wide event-plane fault counters: each kind's name, in the kinds' declaration order. */
+  private static final Map<EventPlaneFaultKind, String> RELAY_PLANE_FAULTS = inKindOrder(Map.of(
+      EventPlaneFaultKind.DISCONNECTED, "eventPlaneDisconnects",
+      EventPlaneFaultKind.RECONNECTED, "eventPlaneReconnects",
+      EventPlaneFaultKind.MESSAGES_DROPPED, "eventPlaneMessagesDropped",
+      EventPlaneFaultKind.SEQUENCE_GAP, "eventPlaneSequenceGaps",
+      EventPlaneFaultKind.SEQUENCE_REGRESSION, "eventPlaneSequenceRegressions"));
+  /** One pool's event-plane fault counters: each kind's name, in the kinds' declaration order. */
+  private static final Map<EventPlaneFaultKind, String> POOL_PLANE_FAULTS = inKindOrder(Map.of(
+      EventPlaneFaultKind.DISCONNECTED, "plane.disconnected",
+      EventPlaneFaultKind.RECONNECTED, "plane.reconnected",
+      EventPlaneFaultKind.MESSAGES_DROPPED, "plane.messagesDropped",
+      EventPlaneFaultKind.SEQUENCE_REGRESSION, "plane.sequenceRegressions"));
+
   private StatusCounters() {}
+
+  private static Map<EventPlaneFaultKind, String> inKindOrder(Map<EventPlaneFaultKind, String> names) {
+    return Collections.unmodifiableMap(new EnumMap<>(names));
+  }
+
+  /** Puts {@code count} of every kind in {@code names} under its name, in the kinds' declaration order. */
+  private static void planeFaults(Map<String, Long> into, Map<EventPlaneFaultKind, String> names,
+      ToLongFunction<EventPlaneFaultKind> count) {
+    names.forEach((kind, name) -> into.put(name, count.applyAsLong(kind)));
+  }
 
   /** Relay-wide error counters, zeros included, in a fixed order. */
   static Map<String, Long> relay(RelayEngineStats s) {
@@ -41,11 +68,7 @@ final class StatusCounters {
     errors.put("hubInitFailures", h.initFailures());
     errors.put("subscribersLagged", h.lagged());
     errors.put("snapshotProgressTimeouts", h.progressTimeouts());
-    errors.put("eventPlaneDisconnects", s.eventPlaneFaults(EventPlaneFaultKind.DISCONNECTED));
-    errors.put("eventPlaneReconnects", s.eventPlaneFaults(EventPlaneFaultKind.RECONNECTED));
-    errors.put("eventPlaneMessagesDropped", s.eventPlaneFaults(EventPlaneFaultKind.MESSAGES_DROPPED));
-    errors.put("eventPlaneSequenceGaps", s.eventPlaneFaults(EventPlaneFaultKind.SEQUENCE_GAP));
-    errors.put("eventPlaneSequenceRegressions", s.eventPlaneFaults(EventPlaneFaultKind.SEQUENCE_REGRESSION));
+    planeFaults(errors, RELAY_PLANE_FAULTS, s::eventPlaneFaults);
     return errors;
   }
 
@@ -77,10 +100,7 @@ final class StatusCounters {
     w.put("recovery.rejectedSourceEvents", r.rejectedSourceEvents());
     w.put("recovery.invalidTreeDumps", r.invalidTreeDumps());
     w.put("recovery.submitRejected", r.submitRejected());
-    w.put("plane.disconnected", r.planeFaults(EventPlaneFaultKind.DISCONNECTED));
-    w.put("plane.reconnected", r.planeFaults(EventPlaneFaultKind.RECONNECTED));
-    w.put("plane.messagesDropped", r.planeFaults(EventPlaneFaultKind.MESSAGES_DROPPED));
-    w.put("plane.sequenceRegressions", r.planeFaults(EventPlaneFaultKind.SEQUENCE_REGRESSION));
+    planeFaults(w, POOL_PLANE_FAULTS, r::planeFaults);
     LoadCounters l = p.load();
     w.put("load.gaps", l.gaps());
     w.put("load.unknownRank", l.unknownRank());

@@ -46,7 +46,7 @@ final class StatusHtml {
     dt(h, "DC id", "dc-id", r.dcId());
     dt(h, "runtime instance", "drt", Long.toUnsignedString(r.drtInstanceId()));
     dt(h, "incarnation", "incarnation", Long.toUnsignedString(r.incarnation()));
-    dt(h, "uptime", "uptime", uptime(r.uptime().getSeconds()));
+    dt(h, "uptime", "uptime", uptime(r.uptime().toSeconds()));
     dt(h, "catalog / topology revision", "revisions", r.catalogRevision() + " / " + r.topologyRevision());
     dt(h, "pool subscribers (all pools)", "subscribers", Integer.toString(r.poolSubscribers()));
     dt(h, "pool streams ended lagged", "lagged", Long.toString(r.poolLagged()));
@@ -278,9 +278,7 @@ final class StatusHtml {
       h.append("<tr class=\"recovery\"><td class=\"t\">").append(e(p.endpoint())).append("</td><td class=\"c\">");
       counters(h, p.recovery());
       h.append("</td><td class=\"c sources\">");
-      if (p.sources() == null) {
-        h.append("<small>per-source state: not exposed by this engine build</small>");
-      } else if (p.sources().isEmpty()) {
+      if (p.sources().isEmpty()) {
         h.append("no bound sources");
       } else {
         for (StatusReport.Source s : p.sources()) {

@@ -13,9 +13,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Thread-safe (stateless): the {@code /status.json} body, written with jackson-core's generator. Unsigned 64-bit
  * values (incarnations, generation, sequences, lags, counter totals) are written as JSON numbers in their unsigned
- * decimal form; {@code pools[].sources} is null while the engine does not expose per-source recovery state;
- * {@code loadWindows.pool.window} and {@code loadWindows.serving.window} are null until the page's watch took a
- * window.
+ * decimal form; {@code loadWindows.pool.window} and {@code loadWindows.serving.window} are null until the page's
+ * watch took a window.
  */
 final class StatusJson {
   private static final JsonFactory JSON = new JsonFactory();
@@ -250,12 +249,8 @@ final class StatusJson {
     g.writeEndArray();
   }
 
-  /** {@code sources}: null while the engine does not expose per-source recovery state. */
-  private static void sources(JsonGenerator g, @Nullable List<StatusReport.Source> sources) throws IOException {
-    if (sources == null) {
-      g.writeNullField("sources");
-      return;
-    }
+  /** {@code sources}: the pool's bound sources, an empty array without any. */
+  private static void sources(JsonGenerator g, List<StatusReport.Source> sources) throws IOException {
     g.writeArrayFieldStart("sources");
     for (StatusReport.Source s : sources) {
       g.writeStartObject();

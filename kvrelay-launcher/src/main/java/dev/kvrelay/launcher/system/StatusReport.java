@@ -110,8 +110,8 @@ record StatusReport(
    * @param recovery recovery counters by name
    * @param load load-window counters by name (the pool's load aggregator)
    * @param subscribers the pool's subscribers with their lag, by subscriber id
-   * @param sources per-source recovery state, or null while the engine does not expose it: the place for
-   *     {@code RecoveryStats.sources()} (see {@link #sources(RecoveryStats)})
+   * @param sources per-source recovery state from {@code RecoveryStats.sources()} (see
+   *     {@link #sources(RecoveryStats)}), empty when the pool has no bound sources
    * @param history the sampled rates and lag (sparklines)
    */
   record Pool(
@@ -133,13 +133,13 @@ record StatusReport(
       Map<String, Long> recovery,
       Map<String, Long> load,
       List<Subscriber> subscribers,
-      @Nullable List<Source> sources,
+      List<Source> sources,
       StatusSampler.History history) {
     Pool {
       recovery = Collections.unmodifiableMap(new LinkedHashMap<>(recovery));
       load = Collections.unmodifiableMap(new LinkedHashMap<>(load));
       subscribers = List.copyOf(subscribers);
-      sources = sources == null ? null : List.copyOf(sources);
+      sources = List.copyOf(sources);
     }
 
     /** Occupied over total slots, 0 without slots. */
@@ -179,8 +179,8 @@ record StatusReport(
   }
 
   /**
-   * Immutable: the recovery of one bound source, shaped after the engine's per-source recovery stats (being added
-   * as {@code RecoveryStats.sources()}); not filled by this build.
+   * Immutable: the recovery of one bound source, from the engine's per-source recovery stats
+   * ({@code RecoveryStats.sources()}).
    *
    * @param workerId the worker id (u64)
    * @param dpRank the data-parallel rank (u32)
@@ -388,7 +388,7 @@ record StatusReport(
   }
 
   /** The pool's per-source recovery state, one {@link Source} per entry of {@code RecoveryStats.sources()}. */
-  static @Nullable List<Source> sources(RecoveryStats r) {
+  static List<Source> sources(RecoveryStats r) {
     List<Source> out = new ArrayList<>(r.sources().size());
     for (dev.kvrelay.engine.stats.SourceRecoveryStats s : r.sources()) {
       out.add(new Source(s.workerId(), s.dpRank(), s.publisherId(), s.state().name(), s.recoverable(), s.suspect(),

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -63,8 +64,11 @@ final class StatusSampler implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    scheduler.scheduleWithFixedDelay(this::sampleSafely, 0, PERIOD_MS, TimeUnit.MILLISECONDS);
-    scheduler.scheduleWithFixedDelay(this::pollWatchesSafely, 0, WATCH_PERIOD_MS, TimeUnit.MILLISECONDS);
+    // The futures are not needed: both tasks log their own failures, and close() stops the scheduler.
+    ScheduledFuture<?> unusedSample =
+        scheduler.scheduleWithFixedDelay(this::sampleSafely, 0, PERIOD_MS, TimeUnit.MILLISECONDS);
+    ScheduledFuture<?> unusedPoll =
+        scheduler.scheduleWithFixedDelay(this::pollWatchesSafely, 0, WATCH_PERIOD_MS, TimeUnit.MILLISECONDS);
   }
 
   /** The page's pool-load watch. */
@@ -158,34 +162,39 @@ final class StatusSampler implements AutoCloseable {
     servingLoad.close();
   }
 
-  /**
-   * Immutable: one pool's rates, oldest first.
-   *
-   * @param eventsPerSecond applied events per second between consecutive samples
-   * @param sequencePerSecond published-sequence advance per second between consecutive samples
-   * @param maxLag the largest subscriber sequence lag of the pool at each sample (0 without subscribers)
-   */
-  record History(double[] eventsPerSecond, double[] sequencePerSecond, double[] maxLag) {
+  /** Immutable: one pool's rates, oldest first (every array is copied in and out). */
+  static final class History {
     static final History EMPTY = new History(new double[0], new double[0], new double[0]);
 
-    History {
-      eventsPerSecond = eventsPerSecond.clone();
-      sequencePerSecond = sequencePerSecond.clone();
-      maxLag = maxLag.clone();
+    private final double[] eventsPerSecond;
+    private final double[] sequencePerSecond;
+    private final double[] maxLag;
+
+    /**
+     * A history of copies of the given samples.
+     *
+     * @param eventsPerSecond applied events per second between consecutive samples
+     * @param sequencePerSecond published-sequence advance per second between consecutive samples
+     * @param maxLag the largest subscriber sequence lag of the pool at each sample (0 without subscribers)
+     */
+    History(double[] eventsPerSecond, double[] sequencePerSecond, double[] maxLag) {
+      this.eventsPerSecond = eventsPerSecond.clone();
+      this.sequencePerSecond = sequencePerSecond.clone();
+      this.maxLag = maxLag.clone();
     }
 
-    @Override
-    public double[] maxLag() {
+    /** The largest subscriber sequence lag at each sample, oldest first (a copy). */
+    double[] maxLag() {
       return maxLag.clone();
     }
 
-    @Override
-    public double[] eventsPerSecond() {
+    /** Applied events per second between consecutive samples, oldest first (a copy). */
+    double[] eventsPerSecond() {
       return eventsPerSecond.clone();
     }
 
-    @Override
-    public double[] sequencePerSecond() {
+    /** Published-sequence advance per second between consecutive samples, oldest first (a copy). */
+    double[] sequencePerSecond() {
       return sequencePerSecond.clone();
     }
 
