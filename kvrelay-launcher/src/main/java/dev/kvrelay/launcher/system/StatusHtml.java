@@ -369,7 +369,7 @@ final class StatusHtml {
     for (Map.Entry<String, Long> c : values.entrySet()) {
       h.append(first ? "" : " · ").append(e(c.getKey())).append(' ');
       if (c.getValue() != 0) {
-        h.append("<b>").append(c.getValue()).append("</b>");
+        h.append("<b>").append(Long.toUnsignedString(c.getValue())).append("</b>"); // counters are u64
       } else {
         h.append('0');
       }
