@@ -20,7 +20,6 @@ import dev.kvrelay.engine.stream.SnapshotWatch;
 import dev.kvrelay.engine.stream.StreamHeartbeats;
 import dev.kvrelay.engine.wan.CatalogSnapshot;
 import dev.kvrelay.engine.wan.CatalogUpdate;
-import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
 import dev.kvrelay.engine.wan.PoolFrame;
 import dev.kvrelay.engine.wan.RelayStream;
@@ -74,6 +73,8 @@ import org.slf4j.LoggerFactory;
  * task at a time. Subscriber streams are pull-based ({@link RelayStream}) and bounded: a subscriber that does
  * not keep up is cut off with a typed error, never waited for.
  *
+ * <p>Subscribing to a pool is {@link PoolSubscriptions}; the engine's queries are {@link EngineQueries}.
+ *
  * <p>Failure: a terminal failure of the host (for example the load window publisher's sequence space) completes
  * {@link #terminated()} exceptionally; a fault in one event, source or pool never takes down another.
  */
@@ -95,6 +96,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
   private final RelayHost host;
   private final Publication publication;
   private final EngineQueries queries;
+  private final PoolSubscriptions subscriptions;
   private @Nullable DiscoveryWatch watch;
   private final java.nio.file.@Nullable Path sourcesFile;
   private final @Nullable String sourcesConnectionRevision;
@@ -138,6 +140,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
     }
     this.publication = host.publication();
     this.queries = new EngineQueries(identity, control, host, hubs, publication, admission);
+    this.subscriptions = new PoolSubscriptions(control, admission, publication, hubs, poolExecutor);
   }
 
   private RelayHost host() {
@@ -279,36 +282,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
       KvPoolId pool, ProducerIdentity expected, String subscriberId) {
     Objects.requireNonNull(pool, "pool");
     Objects.requireNonNull(expected, "expected");
-    AdmissionPermit permit = null;
-    try {
-      SubscriberId.check(subscriberId);
-      requireOpen();
-      if (!expected.poolId().equals(pool)) {
-        throw new RelayException(RelayErrorReason.INVALID_REQUEST, "expected producer names pool "
-            + expected.poolId() + ", not " + pool);
-      }
-      permit = admission.poolStreams().acquire();
-      KvPoolDescriptor listed = publication.catalog().find(pool).orElseThrow(
-          () -> new RelayException(RelayErrorReason.POOL_NOT_FOUND, "pool " + pool + " is not in the catalog"));
-      if (!listed.producer().equals(expected)) {
-        throw new RelayException(RelayErrorReason.PRODUCER_CHANGED,
-            "pool " + pool + " is served by " + listed.producer() + ", not " + expected);
-      }
-    } catch (RelayException e) {
-      if (permit != null) {
-        permit.close();
-      }
-      return CompletableFuture.failedFuture(e);
-    }
-    AdmissionPermit held = permit;
-    // Async: the hub may complete on the pool actor's thread; callers' continuations must never run there.
-    return hubs.subscribe(pool, expected, subscriberId)
-        .<RelayStream<PoolFrame>>thenApplyAsync(s -> new PermitStream<>(s, held), poolExecutor)
-        .whenComplete((s, e) -> {
-          if (e != null) {
-            held.close();
-          }
-        });
+    return subscriptions.subscribe(pool, expected, subscriberId);
   }
 
   /** Counters of every part of the engine (a consistent read of each part, not of the whole). */

@@ -1,11 +1,9 @@
 package dev.kvrelay.engine.actor;
 
-import dev.kvrelay.ckf.producer.BarrierSnapshot;
 import dev.kvrelay.ckf.producer.CkfDelta;
 import dev.kvrelay.ckf.producer.CkfOutcome;
 import dev.kvrelay.ckf.producer.CkfProducer;
 import dev.kvrelay.ckf.producer.CkfPublication;
-import dev.kvrelay.ckf.producer.CkfPublicationException;
 import dev.kvrelay.ckf.producer.CkfSnapshot;
 import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.ckf.producer.StoredBatch;
@@ -35,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * exhausted block permits reject the submission with a typed {@link SubmitResult.Rejected} (counted),
  * never blocking. Backpressure: {@link #roomFor} lets the recovery hold an event back while the mailbox (less
  * a reserve of one eighth kept for control commands) or the permits are full, and wakes it once room frees,
- * so a momentary stall of this task holds events upstream instead of dropping them. An Apply costs {@code max(1, #blocks or #removed hashes)} permits capped at the permit
- * total; Cleared costs 1; permits return when the command has run.
+ * so a momentary stall of this task holds events upstream instead of dropping them. An Apply costs
+ * {@code max(1, #blocks or #removed hashes)} permits capped at the permit total; Cleared costs 1; permits return
+ * when the command has run.
  *
  * <p>Ingest (§3.2): an event whose residency domain is unknown is counted and logged as
  * unsupported-residency, changes nothing, counts no pending event, and does not reject the source
@@ -48,13 +47,10 @@ import org.slf4j.LoggerFactory;
  * PoolActorConfig#publicationDelayNanos()}) that drains whatever is pending. Flush, ResetRank and
  * ReplaceRanks drain immediately. Shutdown drains and publishes the tail; Fence discards it.
  *
- * <p>Faults (§3.5): every non-OK outcome becomes a {@link SourceFault} (counted, logged, handed to the
- * {@link FaultListener}); an invariant violation or an unexpected exception fences the actor. No fault
- * or listener exception ever escapes the actor's task.
- *
- * <p>Lag: if the {@link PublicationListener} cannot take a publication, the actor counts a lag and
- * fences the publisher ({@code DELIVERY_UNCERTAIN}): later drains publish nothing until the next
- * Subscribe takes a barrier snapshot, which every consumer must then re-install.
+ * <p>Faults (§3.5): every non-OK outcome becomes a {@link SourceFault} ({@link FaultReporter}); an invariant
+ * violation or an unexpected exception fences the actor. No fault or listener exception escapes the actor's task.
+ * Lag: a publication the listener cannot take fences the publisher until the next Subscribe ({@link
+ * PublicationDelivery}). The counters off the per-event path and the Stats assembly are {@link ActorCounters}.
  */
 public final class PoolActor {
   private static final Logger LOG = LoggerFactory.getLogger(PoolActor.class);
@@ -62,8 +58,6 @@ public final class PoolActor {
   private final CkfProducer producer;
   private final PoolActorConfig config;
   private final ActorScheduler scheduler;
-  private final PublicationListener publications;
-  private final FaultListener faults;
   private final ArrayBlockingQueue<PoolCommand> mailbox;
   private final AtomicLong permitsInUse = new AtomicLong();
   private final AtomicBoolean running = new AtomicBoolean();
@@ -90,28 +84,18 @@ public final class PoolActor {
   private long appliedEvents;
   private long ignoredNonPrimary;
   private long unsupportedResidency;
-  private long ignoredWhileClosed;
-  private long faultCount;
-  private long capacityOmissions;
-  private long rejectSource;
-  private long fenceFaults;
-  private long degradedResets;
-  private long lags;
-  private long listenerErrors;
   private long thresholdDrains;
-  private long timerDrains;
-  private long commandDrains;
-  private long publishedDeltas;
-  private long publishedSnapshots;
-  private long retiredLeases;
+  private final ActorCounters counters = new ActorCounters();
+  private final FaultReporter faultReporter;
+  private final PublicationDelivery delivery;
 
   private PoolActor(CkfProducer producer, PoolActorConfig config, ActorScheduler scheduler,
       PublicationListener publications, FaultListener faults) {
     this.producer = producer;
     this.config = config;
     this.scheduler = scheduler;
-    this.publications = publications;
-    this.faults = faults;
+    this.faultReporter = new FaultReporter(faults, counters);
+    this.delivery = new PublicationDelivery(producer, publications, counters);
     this.mailbox = new ArrayBlockingQueue<>(config.mailboxCapacity());
     this.controlReserve = config.mailboxCapacity() / 8;
   }
@@ -190,7 +174,7 @@ public final class PoolActor {
         try {
           w.run();
         } catch (RuntimeException e) {
-          listenerErrors++;
+          counters.listenerErrors++;
           LOG.warn("pool actor: room waiter failed", e);
         }
       }
@@ -306,14 +290,11 @@ public final class PoolActor {
         permitsInUse.addAndGet(-cost(a.event()));
       }
     } else if (command instanceof PoolCommand.Flush) {
-      if (state == ActorState.RUNNING) {
-        commandDrains++;
-        drainAndPublish();
-      }
+      drainIfRunning();
     } else if (command instanceof PoolCommand.ResetRank r) {
       if (state == ActorState.RUNNING) {
         if (r.degraded()) {
-          degradedResets++;
+          counters.degradedResets++;
         }
         CkfOutcome o = producer.resetRank(r.member().workerId(), r.member().dpRank());
         if (!o.isOk()) {
@@ -331,13 +312,15 @@ public final class PoolActor {
         drainIfRunning();
       }
     } else if (command instanceof PoolCommand.Subscribe s) {
-      subscribe(s);
+      if (delivery.subscribe(s, state)) {
+        timerArmed = false;
+      }
     } else if (command instanceof PoolCommand.RetireLease rl) {
       if (state == ActorState.RUNNING && producer.hasLease() && producer.lease() == rl.lease()) {
         timerArmed = false;
         producer.retireLease();
         producer.drain(); // NO_SUBSCRIBER: the pending window is dropped, the next barrier copies the table
-        retiredLeases++;
+        counters.retiredLeases++;
       }
     } else if (command instanceof PoolCommand.Stats st) {
       st.reply().complete(stats());
@@ -348,14 +331,14 @@ public final class PoolActor {
 
   private void drainIfRunning() {
     if (state == ActorState.RUNNING) {
-      commandDrains++;
+      counters.commandDrains++;
       drainAndPublish();
     }
   }
 
   private void apply(PoolCommand.Apply a) {
     if (state != ActorState.RUNNING) {
-      ignoredWhileClosed++;
+      counters.ignoredWhileClosed++;
       return;
     }
     MemberId member = a.member();
@@ -430,7 +413,7 @@ public final class PoolActor {
     if (!timerArmed || generation != timerGeneration || state != ActorState.RUNNING) {
       return; // stale: a drain already happened
     }
-    timerDrains++;
+    counters.timerDrains++;
     drainAndPublish();
   }
 
@@ -438,88 +421,21 @@ public final class PoolActor {
     timerArmed = false;
     CkfPublication p = producer.drain();
     if (p instanceof CkfDelta || p instanceof CkfSnapshot) {
-      deliver(p);
+      delivery.deliver(p);
     }
-  }
-
-  /** Hands one publication to the listener; on refusal records a lag and fences the publisher. */
-  private boolean deliver(CkfPublication p) {
-    boolean ok;
-    try {
-      ok = publications.offer(p);
-    } catch (RuntimeException e) {
-      listenerErrors++;
-      LOG.warn("pool actor: publication listener failed", e);
-      ok = false;
-    }
-    if (ok) {
-      if (p instanceof CkfDelta) {
-        publishedDeltas++;
-      } else {
-        publishedSnapshots++;
-      }
-      return true;
-    }
-    lags++;
-    LOG.warn("pool actor: publication listener lagging; subscribers must re-snapshot");
-    if (p instanceof CkfDelta d) {
-      producer.deliveryFailed(d);
-    } else {
-      producer.retireLease();
-    }
-    return false;
-  }
-
-  private void subscribe(PoolCommand.Subscribe s) {
-    if (state != ActorState.RUNNING) {
-      s.reply().completeExceptionally(closedException());
-      return;
-    }
-    try {
-      BarrierSnapshot barrier = producer.snapshotAfterBarrier(s.lease());
-      timerArmed = false;
-      CkfDelta tail = barrier.tail();
-      if (tail != null && !deliver(tail)) {
-        barrier = producer.snapshotAfterBarrier(s.lease());
-      }
-      s.reply().complete(barrier);
-    } catch (CkfPublicationException e) {
-      s.reply().completeExceptionally(
-          new PoolActorException(PoolActorException.Reason.SEQUENCE_EXHAUSTED, String.valueOf(e.getMessage())));
-    }
-  }
-
-  private PoolActorException closedException() {
-    return state == ActorState.FENCED
-        ? new PoolActorException(PoolActorException.Reason.FENCED, "pool actor is fenced")
-        : new PoolActorException(PoolActorException.Reason.SHUT_DOWN, "pool actor is shut down");
   }
 
   private void reportFault(MemberId member, long publisherId, FaultKind kind) {
-    SourceFault fault = new SourceFault(member, publisherId, kind);
-    faultCount++;
-    switch (kind.disposition()) {
-      case CONTINUE_CAPACITY_OMISSION -> capacityOmissions++;
-      case REJECT_SOURCE -> rejectSource++;
-      case FENCE_AND_REBUILD_PRODUCER -> fenceFaults++;
-      case REPORT_RESOURCE_FAILURE -> { }
+    if (faultReporter.report(member, publisherId, kind) && state == ActorState.RUNNING) {
+      fenceNow();
     }
-    if (kind == FaultKind.CAPACITY_EXHAUSTED) {
-      LOG.debug("pool actor fault: {}", fault);
-    } else {
-      LOG.warn("pool actor fault: {}", fault);
-    }
-    try {
-      faults.onFault(fault);
-    } catch (RuntimeException e) {
-      listenerErrors++;
-      LOG.warn("pool actor: fault listener failed", e);
-    }
-    if (kind.disposition() == FaultDisposition.FENCE_AND_REBUILD_PRODUCER && state == ActorState.RUNNING) {
-      discardTail();
-      state = ActorState.FENCED;
-      failQueued();
-    }
+  }
+
+  /** Fences a running actor: the tail is discarded and the queued commands answered as fenced. */
+  private void fenceNow() {
+    discardTail();
+    state = ActorState.FENCED;
+    failQueued();
   }
 
   private void discardTail() {
@@ -528,37 +444,28 @@ public final class PoolActor {
     producer.drain(); // NO_SUBSCRIBER: the tail is dropped, the sequence does not advance
   }
 
+  /** Runs every queued command of a closed actor: Apply ignored (counted), Subscribe failed, Stats answered. */
   private void failQueued() {
     PoolCommand c;
     while ((c = mailbox.poll()) != null) {
       queued.decrementAndGet();
-      if (c instanceof PoolCommand.Apply a) {
-        permitsInUse.addAndGet(-cost(a.event()));
-        ignoredWhileClosed++;
-      } else if (c instanceof PoolCommand.Subscribe s) {
-        s.reply().completeExceptionally(closedException());
-      } else if (c instanceof PoolCommand.Stats st) {
-        st.reply().complete(stats());
-      } else if (c instanceof PoolCommand.CopyWords cw) {
-        cw.reply().complete(producer.copyWords());
-      }
+      process(c);
     }
   }
 
   private void handleFenceCommand() {
     if (state == ActorState.RUNNING) {
-      discardTail();
-      state = ActorState.FENCED;
+      fenceNow();
+    } else {
+      failQueued();
     }
-    failQueued();
     fenceDone.complete(null);
     shutdownDone.complete(null);
   }
 
   private void handleShutdown() {
     if (state == ActorState.RUNNING) {
-      commandDrains++;
-      drainAndPublish();
+      drainIfRunning();
       producer.retireLease();
       state = ActorState.SHUT_DOWN;
     }
@@ -566,9 +473,7 @@ public final class PoolActor {
   }
 
   private PoolActorStats stats() {
-    return new PoolActorStats(state, appliedEvents, ignoredNonPrimary, unsupportedResidency,
-        ignoredWhileClosed, mailboxFull.sum(), permitsExhausted.sum(), closedRejections.sum(), faultCount,
-        capacityOmissions, rejectSource, fenceFaults, degradedResets, lags, listenerErrors, thresholdDrains,
-        timerDrains, commandDrains, publishedDeltas, publishedSnapshots, retiredLeases, producer.stats());
+    return counters.snapshot(state, appliedEvents, ignoredNonPrimary, unsupportedResidency, mailboxFull.sum(),
+        permitsExhausted.sum(), closedRejections.sum(), thresholdDrains, producer.stats());
   }
 }

@@ -6,7 +6,6 @@ import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
 import dev.kvrelay.ckf.cbi1.Cbi1EncodeException;
-import dev.kvrelay.ckf.cbi1.Cbi1Encoder;
 import dev.kvrelay.ckf.producer.BarrierSnapshot;
 import dev.kvrelay.ckf.producer.CkfDelta;
 import dev.kvrelay.ckf.producer.CkfPublication;
@@ -36,8 +35,8 @@ import org.jspecify.annotations.Nullable;
  * terminal faults and retirement — and the lock; its other jobs are separate types guarded by the same monitor: the
  * mirror ({@link HubMirror}), the publications buffered while a lease's barrier snapshot is on its way
  * ({@link EarlyPublications}), the subscriber set with its connect, disconnect and lag log lines
- * ({@link HubSubscribers}) and the lazy-initialisation bookkeeping: pending lease, init permit and waiters
- * ({@link SlotInit}).
+ * ({@link HubSubscribers}), the lazy-initialisation bookkeeping: pending lease, init permit and waiters
+ * ({@link SlotInit}) and the pending admissions ({@link SlotAdmissions}); the delta encoding is {@link DeltaFrames}.
  */
 public final class HubSlot implements PublicationListener {
   /** Publications buffered while the lease's barrier snapshot is on its way (producer.md §3.1 broadcast). */
@@ -54,13 +53,14 @@ public final class HubSlot implements PublicationListener {
   private final HubSource source;
   private final long dcId;
   private final AtomicInteger pins = new AtomicInteger();
+  private final DeltaFrames deltaFrames;
 
   // guarded by this
   private Phase phase = Phase.VACANT;
   private long lease;
   private final HubMirror mirror = new HubMirror();
   private final HubSubscribers subs;
-  private int pendingAdmissions;
+  private final SlotAdmissions admissions = new SlotAdmissions();
   private final SlotInit init = new SlotInit();
   private final EarlyPublications early = new EarlyPublications();
   private @Nullable Fault pendingFault;
@@ -76,6 +76,7 @@ public final class HubSlot implements PublicationListener {
     this.source = source;
     this.dcId = pool.dcId().value();
     this.subs = new HubSubscribers(pool, registry.counters());
+    this.deltaFrames = new DeltaFrames(registry, producer, format, dcId);
   }
 
   /** The pool. */
@@ -204,16 +205,12 @@ public final class HubSlot implements PublicationListener {
     if (n > CkfDelta.MAX_IMAGES) {
       return resnapshotLocked("delta of " + n + " images exceeds " + CkfDelta.MAX_IMAGES);
     }
-    long wireBase = mirror.toWire(d.baseSequence());
-    byte[] payload;
+    PoolFrame frame;
     try {
-      payload = Cbi1Encoder.encodeDelta(format, dcId, wireBase, wireBase + 1, d.buckets(), d.words(), n);
+      frame = deltaFrames.encode(d, mirror.toWire(d.baseSequence()), n);
     } catch (Cbi1EncodeException e) {
       return failLocked(RelayErrorReason.INTERNAL, "delta encoding failed: " + e.getMessage());
     }
-    registry.counters().deltasEncoded.increment();
-    PoolFrame frame = PoolFrame.of(registry.relay(), producer, wireBase, wireBase + 1, registry.epochMicros(),
-        PoolFrame.Kind.DELTA, payload);
     return subs.fanOut(frame);
   }
 
@@ -284,27 +281,11 @@ public final class HubSlot implements PublicationListener {
 
   /** Called with the registry lock held: counts a pending admission unless the slot is retired or failed. */
   synchronized Admission beginAdmissionLocked() {
-    switch (phase) {
-      case RETIRED, FAILED -> {
-        return Admission.UNAVAILABLE;
-      }
-      case READY -> {
-        pendingAdmissions++;
-        return Admission.READY;
-      }
-      case INITIALIZING -> {
-        pendingAdmissions++;
-        return Admission.WAIT;
-      }
-      default -> {
-        pendingAdmissions++;
-        return Admission.NEEDS_INIT;
-      }
-    }
+    return admissions.begin(phase);
   }
 
   synchronized void abandonAdmission() {
-    pendingAdmissions--;
+    admissions.end();
   }
 
   /** With the registry lock held and the init permit taken: Vacant → Initializing under {@code newLease}. */
@@ -396,14 +377,8 @@ public final class HubSlot implements PublicationListener {
       afterFault(fault.reason(), fault.message());
       return;
     }
-    if (done != null) {
-      if (error != null || barrier == null) {
-        done.completeExceptionally(new RelayException(RelayErrorReason.PUBLICATION_UNAVAILABLE,
-            "pool actor subscribe failed for " + pool + ": " + (error == null ? "no snapshot" : error)));
-      } else {
-        done.complete(null);
-      }
-    }
+    SlotInit.finish(done, error != null || barrier == null ? RelayErrorReason.PUBLICATION_UNAVAILABLE : null,
+        "pool actor subscribe failed for " + pool + ": " + (error == null ? "no snapshot" : error));
   }
 
   /**
@@ -411,7 +386,7 @@ public final class HubSlot implements PublicationListener {
    * unpinned mirror). Returns the lease to retire at the actor, or 0 if not a victim.
    */
   synchronized long evictIfIdleLocked() {
-    if (phase != Phase.READY || !subs.isEmpty() || pendingAdmissions != 0 || pinned()) {
+    if (phase != Phase.READY || !subs.isEmpty() || !admissions.none() || pinned()) {
       return 0;
     }
     phase = Phase.VACANT;
@@ -429,7 +404,7 @@ public final class HubSlot implements PublicationListener {
     PoolStream stream;
     int subscribers;
     synchronized (this) {
-      pendingAdmissions--;
+      admissions.end();
       if (phase != Phase.READY || !mirror.present()) {
         registry.counters().refusedUnavailable.increment();
         throw new RelayException(RelayErrorReason.PUBLICATION_UNAVAILABLE, "hub of " + pool + " is " + phase);

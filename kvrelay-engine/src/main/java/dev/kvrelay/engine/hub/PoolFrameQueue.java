@@ -1,6 +1,8 @@
 package dev.kvrelay.engine.hub;
 
+import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.ckf.cbi1.Cbi1;
+import dev.kvrelay.engine.stats.SubscriberLagStats;
 import dev.kvrelay.engine.wan.PoolFrame;
 import org.jspecify.annotations.Nullable;
 
@@ -128,5 +130,13 @@ final class PoolFrameQueue {
 
   long deliveredSeqView() {
     return deliveredSeqView;
+  }
+
+  /** The lag of {@code subscriberId}'s stream of {@code pool} from these views (each exact, not one instant). */
+  SubscriberLagStats lagStats(String subscriberId, KvPoolId pool, int pendingChunks, long connectedSinceMicros) {
+    long published = publishedSeqView;
+    long delivered = deliveredSeqView;
+    return new SubscriberLagStats(subscriberId, "pool", pool, queuedView, queuedBytesView, published, delivered,
+        published - delivered, pendingChunks, connectedSinceMicros);
   }
 }

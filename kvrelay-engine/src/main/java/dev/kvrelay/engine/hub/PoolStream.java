@@ -2,11 +2,9 @@ package dev.kvrelay.engine.hub;
 
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
-import dev.kvrelay.ckf.cbi1.Cbi1EncodeException;
 import dev.kvrelay.engine.stats.SubscriberLagStats;
 import dev.kvrelay.engine.wan.PoolFrame;
 import dev.kvrelay.engine.wan.RelayStream;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -21,16 +19,11 @@ import org.jspecify.annotations.Nullable;
  * polls (the consumer's thread pays); the permit is released when the last chunk is taken. Deltas published
  * meanwhile queue behind the chunks (bounded by frame count and by bytes, payload + 256 per frame). After the
  * bootstrap, a HEARTBEAT (base = seq = last sequence sent) becomes available after the heartbeat interval
- * without a taken frame. The bootstrap state ({@link SnapshotBootstrap}), the frame queue ({@link PoolFrameQueue})
- * and the heartbeat timing ({@link HeartbeatClock}) are separate types guarded by this stream's lock; this class
- * keeps the lock, the termination bookkeeping, the progress timer and the consumer side.
- *
- * <p>Encoder outcomes (wan-grpc §9 C40): an encoder failure (a {@link Cbi1EncodeException} or any runtime
- * exception) is a terminal hub fault INTERNAL, so the generation is fenced; a cancelled encoder
- * ({@link CancellationException}) ends only this stream PUBLICATION_UNAVAILABLE (counted) without a fence; a stream
- * retired or closed while its chunk is being encoded ends PUBLICATION_UNAVAILABLE or quietly, never fenced. Decision
- * (pinned by {@code HubConformanceTest.c40_decisionTheBootstrapEncodesOnDemandWithNoFrameQueuedAhead}): no chunk is
- * encoded ahead of the consumer (upstream keeps exactly one queued frame); the progress deadline is the same.
+ * without a taken frame. The bootstrap state ({@link SnapshotBootstrap}), the frame queue ({@link PoolFrameQueue}),
+ * the heartbeat timing ({@link HeartbeatClock}) and the progress timer ({@link ProgressTimer}) are separate types
+ * guarded by this stream's lock; the frames it builds (chunk encoding and its C40 outcomes, heartbeats, delivered
+ * counters) are {@link StreamFrames}; this class keeps the lock, the termination bookkeeping and the consumer side.
+ * A stream retired or closed while its chunk is being encoded ends PUBLICATION_UNAVAILABLE or quietly, never fenced.
  *
  * <p>Decision (pinned by {@code HubTest.decisionTerminationDiscardsQueuedFrames}): every hub-side termination
  * (lag, progress timeout, retirement, resnapshot, invalid publication) discards whatever was still queued at
@@ -42,15 +35,12 @@ final class PoolStream implements RelayStream<PoolFrame> {
   private static final int WAITING = SnapshotBootstrap.WAITING;
   private static final int HELD = SnapshotBootstrap.HELD;
   private static final int NONE = SnapshotBootstrap.NONE;
-  private static final byte[] EMPTY = new byte[0];
 
   private final HubSlot hub;
   private final HubRegistry registry;
-  private final HubCounters counters;
   private final String subscriberId;
   private final long snapshotSeq;
-  private final long progressNanos;
-  private final Runnable progressTick = this::onProgressTimer;
+  private final StreamFrames frames;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
@@ -63,7 +53,7 @@ final class PoolStream implements RelayStream<PoolFrame> {
   private boolean closed;
   private final HeartbeatClock heartbeat;
   private long lastSeqSent;
-  private boolean progressArmed;
+  private final ProgressTimer progress;
 
   private volatile @Nullable Runnable callback;
 
@@ -72,7 +62,6 @@ final class PoolStream implements RelayStream<PoolFrame> {
   PoolStream(HubSlot hub, HubRegistry registry, String subscriberId, long[] copy, long snapshotSeq) {
     this.hub = hub;
     this.registry = registry;
-    this.counters = registry.counters();
     this.subscriberId = subscriberId;
     this.bootstrap = new SnapshotBootstrap(copy);
     this.snapshotSeq = snapshotSeq;
@@ -80,7 +69,9 @@ final class PoolStream implements RelayStream<PoolFrame> {
     HubSettings s = registry.settings();
     this.heartbeat = new HeartbeatClock(TimeUnit.MILLISECONDS.toNanos(s.heartbeatIntervalMs()), registry.timers(),
         this::onHeartbeatTimer);
-    this.progressNanos = TimeUnit.MILLISECONDS.toNanos(s.snapshotProgressTimeoutMs());
+    this.progress = new ProgressTimer(TimeUnit.MILLISECONDS.toNanos(s.snapshotProgressTimeoutMs()), registry.timers(),
+        this::onProgressTimer);
+    this.frames = new StreamFrames(this, hub, registry, subscriberId, snapshotSeq);
     this.queue = new PoolFrameQueue(s.queueCapacity(), s.queueBytes(), snapshotSeq);
     this.connectedSinceMicros = registry.epochMicros();
   }
@@ -90,10 +81,7 @@ final class PoolStream implements RelayStream<PoolFrame> {
    * (issue 12; each field exact, not all from one instant).
    */
   SubscriberLagStats lagStats() {
-    long published = queue.publishedSeqView();
-    long delivered = queue.deliveredSeqView();
-    return new SubscriberLagStats(subscriberId, "pool", hub.pool(), queue.sizeView(), queue.bytesView(), published,
-        delivered, published - delivered, bootstrap.pendingChunksView(), connectedSinceMicros);
+    return queue.lagStats(subscriberId, hub.pool(), bootstrap.pendingChunksView(), connectedSinceMicros);
   }
 
   String subscriberId() {
@@ -129,8 +117,8 @@ final class PoolStream implements RelayStream<PoolFrame> {
       if (!bootstrap.waitingForPermit() || terminal != null || closed) {
         return false;
       }
-      bootstrap.grant(registry.nanoTime() + progressNanos);
-      armProgressLocked(progressNanos);
+      bootstrap.grant(registry.nanoTime() + progress.timeoutNanos());
+      progress.arm();
       changed.signalAll();
     } finally {
       lock.unlock();
@@ -155,7 +143,7 @@ final class PoolStream implements RelayStream<PoolFrame> {
       if (why != null) {
         deferredPermit = terminateLocked(new RelayException(RelayErrorReason.SUBSCRIBER_LAGGED,
             "subscriber " + subscriberId + " lagged: " + why));
-        counters.lagged.increment();
+        registry.counters().lagged.increment();
         return false;
       }
       queue.add(frame, cost);
@@ -208,12 +196,17 @@ final class PoolStream implements RelayStream<PoolFrame> {
   }
 
   private void afterTermination(int oldPermitState) {
+    handOverPermit(oldPermitState);
+    notifyAvailable();
+  }
+
+  /** Gives a held encoding permit back, or leaves the permit wait queue (no lock held). */
+  private void handOverPermit(int oldPermitState) {
     if (oldPermitState == HELD) {
       registry.permits().release();
     } else if (oldPermitState == WAITING) {
       registry.permits().cancel(this);
     }
-    notifyAvailable();
   }
 
   /** Runs the consumer's callback (never under the stream lock). */
@@ -249,24 +242,10 @@ final class PoolStream implements RelayStream<PoolFrame> {
     } finally {
       lock.unlock();
     }
-    byte[] payload;
-    try {
-      payload = registry.snapshotEncoder().encode(hub.format(), hub.dcId(), snapshotSeq, src, chunk);
-    } catch (CancellationException e) {
-      // A cancelled encoder (wan-grpc §9 C40): this stream ends PUBLICATION_UNAVAILABLE, the generation is not fenced.
-      counters.encoderCancellations.increment();
-      endOwn(new RelayException(RelayErrorReason.PUBLICATION_UNAVAILABLE,
-          "snapshot encoder of subscriber " + subscriberId + " was cancelled"));
-      return throwTerminal();
-    } catch (Cbi1EncodeException | RuntimeException e) {
-      // An encoder failure ("panic"): terminal hub fault INTERNAL, the generation is fenced.
-      String why = "snapshot chunk encoding failed: " + e;
-      hub.encoderFault(why);
-      terminate(RelayErrorReason.INTERNAL, why); // no-op when the fault already ended this stream
+    PoolFrame frame = frames.chunk(src, chunk);
+    if (frame == null) {
       return throwTerminal();
     }
-    PoolFrame frame = PoolFrame.of(registry.relay(), hub.producer(), snapshotSeq, snapshotSeq,
-        registry.epochMicros(), PoolFrame.Kind.SNAPSHOT_CHUNK, payload);
     boolean last;
     lock.lock();
     try {
@@ -279,7 +258,7 @@ final class PoolStream implements RelayStream<PoolFrame> {
       long now = registry.nanoTime();
       heartbeat.taken(now);
       lastSeqSent = snapshotSeq;
-      last = bootstrap.chunkTaken(now + progressNanos);
+      last = bootstrap.chunkTaken(now + progress.timeoutNanos());
       if (last) {
         heartbeat.arm();
       }
@@ -290,12 +269,12 @@ final class PoolStream implements RelayStream<PoolFrame> {
       hub.unpin();
       registry.permits().release();
     }
-    delivered(payload.length);
+    frames.delivered(frame.payload().length);
     return frame;
   }
 
   /** Ends this stream on its own side with {@code error} (unless already ended) and leaves the hub. */
-  private void endOwn(RelayException error) {
+  void endOwn(RelayException error) {
     int p;
     lock.lock();
     try {
@@ -331,22 +310,16 @@ final class PoolStream implements RelayStream<PoolFrame> {
     if (f != null) {
       lastSeqSent = f.sequence();
       heartbeat.takenAndArm(now);
-      delivered(f.payload().length);
+      frames.delivered(f.payload().length);
       return f;
     }
     if (heartbeat.due(now)) {
       heartbeat.takenAndArm(now);
-      counters.heartbeats.increment();
-      delivered(0);
-      return PoolFrame.of(registry.relay(), hub.producer(), lastSeqSent, lastSeqSent, registry.epochMicros(),
-          PoolFrame.Kind.HEARTBEAT, EMPTY);
+      PoolFrame hb = frames.heartbeat(lastSeqSent);
+      frames.delivered(0);
+      return hb;
     }
     return null;
-  }
-
-  private void delivered(int payloadBytes) {
-    counters.framesDelivered.increment();
-    counters.bytesDelivered.add(payloadBytes);
   }
 
   @Override
@@ -424,22 +397,11 @@ final class PoolStream implements RelayStream<PoolFrame> {
     } finally {
       lock.unlock();
     }
-    if (p == HELD) {
-      registry.permits().release();
-    } else if (p == WAITING) {
-      registry.permits().cancel(this);
-    }
+    handOverPermit(p);
     hub.detach(this, null, "closed by the subscriber");
   }
 
   // ------------------------------------------------------------------ timers
-
-  private void armProgressLocked(long delay) {
-    if (!progressArmed) {
-      progressArmed = true;
-      registry.timers().schedule(progressTick, delay);
-    }
-  }
 
   private void onHeartbeatTimer() {
     boolean due;
@@ -468,21 +430,21 @@ final class PoolStream implements RelayStream<PoolFrame> {
     int p;
     lock.lock();
     try {
-      progressArmed = false;
+      progress.fired();
       if (closed || terminal != null || bootstrap.done() || !bootstrap.holdsPermit()) {
         return;
       }
       long left = bootstrap.progressDeadline() - registry.nanoTime();
       if (left > 0) {
-        armProgressLocked(left);
+        progress.arm(left);
         return;
       }
       p = terminateLocked(new RelayException(RelayErrorReason.SNAPSHOT_PROGRESS_TIMEOUT,
-          "subscriber " + subscriberId + " took no snapshot chunk for " + progressNanos / 1_000_000 + " ms"));
+          "subscriber " + subscriberId + " took no snapshot chunk for " + progress.timeoutNanos() / 1_000_000 + " ms"));
     } finally {
       lock.unlock();
     }
-    counters.progressTimeouts.increment();
+    registry.counters().progressTimeouts.increment();
     hub.detach(this, RelayErrorReason.SNAPSHOT_PROGRESS_TIMEOUT, "no snapshot chunk taken in time");
     afterTermination(p);
   }

@@ -10,8 +10,9 @@ import org.jspecify.annotations.Nullable;
  * monitor held): the lazy-initialisation bookkeeping of one slot, namely the actor lease being initialised, whether
  * the slot holds the registry's init permit, and the future that admissions wait on until the mirror is installed.
  *
- * <p>{@link #settle} is static and runs after the monitor is released: it gives a taken permit back to the registry
- * and fails the taken waiters PUBLICATION_UNAVAILABLE.
+ * <p>{@link #settle} and {@link #finish} are static and run after the monitor is released: {@code settle} gives a
+ * taken permit back to the registry and fails the taken waiters PUBLICATION_UNAVAILABLE; {@code finish} completes
+ * the waiters of an initialisation that ended.
  */
 final class SlotInit {
   private long pendingLease;
@@ -67,6 +68,21 @@ final class SlotInit {
     }
     if (waiters != null) {
       waiters.completeExceptionally(new RelayException(RelayErrorReason.PUBLICATION_UNAVAILABLE, message));
+    }
+  }
+
+  /**
+   * With no lock held: completes the taken {@code waiters} (if any) normally when {@code failure} is null, else
+   * exceptionally with {@code failure} and {@code message}.
+   */
+  static void finish(@Nullable CompletableFuture<Void> waiters, @Nullable RelayErrorReason failure, String message) {
+    if (waiters == null) {
+      return;
+    }
+    if (failure == null) {
+      waiters.complete(null);
+    } else {
+      waiters.completeExceptionally(new RelayException(failure, message));
     }
   }
 }
