@@ -9,6 +9,8 @@
  * the gRPC module and the launcher (whose {@code inspect} command validates catalogs as a consumer does). Every
  * other package is the engine's inside and is not exported.
  */
+// The qualified export's readers are not on the path when the engine compiles: javac's "module not found" is expected.
+@SuppressWarnings("module")
 module dev.kvrelay.engine {
   requires static transitive org.jspecify;
   requires transitive dev.kvrelay.ckf;
