@@ -5,8 +5,12 @@
  * <p>The API is four packages: the engine itself ({@code dev.kvrelay.engine}), the consumer an embedder reads
  * relays with ({@code dev.kvrelay.engine.consumer}), the WAN message values both the relay and the consumer speak
  * ({@code dev.kvrelay.engine.wan}) and the counters {@code stats()} returns ({@code dev.kvrelay.engine.stats}).
- * Every other package is the engine's inside and is not exported.
+ * The consumer-side catalog validator ({@code dev.kvrelay.engine.wire}) is transport plumbing, exported only to
+ * the gRPC module and the launcher (whose {@code inspect} command validates catalogs as a consumer does). Every
+ * other package is the engine's inside and is not exported.
  */
+// The qualified export's readers are not on the path when the engine compiles: javac's "module not found" is expected.
+@SuppressWarnings("module")
 module dev.kvrelay.engine {
   requires static transitive org.jspecify;
   requires transitive dev.kvrelay.ckf;
@@ -18,4 +22,5 @@ module dev.kvrelay.engine {
   exports dev.kvrelay.engine.consumer;
   exports dev.kvrelay.engine.wan;
   exports dev.kvrelay.engine.stats;
+  exports dev.kvrelay.engine.wire to dev.kvrelay.grpc, dev.kvrelay.launcher;
 }

@@ -44,6 +44,7 @@ import org.junit.jupiter.api.Test;
 class ArchitectureTest {
   private static final String ENGINE = "dev.kvrelay.engine";
   private static final String GRPC = "dev.kvrelay.grpc";
+  private static final String LAUNCHER = "dev.kvrelay.launcher";
 
   /** The embedder-facing engine types: adding one is an API decision, so it is made here on purpose. */
   private static final Set<String> ENGINE_API = Set.of(
@@ -60,10 +61,9 @@ class ArchitectureTest {
       "stats.ActorState", "stats.HubRegistryStats", "stats.LoadCounters", "stats.PoolActorStats",
       "stats.QueryFailureKind", "stats.RecoveryStats", "stats.StreamStats", "stats.WanStreamStats",
       "stats.EventPlaneFaultKind", "stats.SubscriberLagStats", "stats.SourceRecoveryStats", "stats.SourceRecoveryState",
-      // dev.kvrelay.engine.wan: the WAN message values both sides speak, and their shared validators
-      "wan.AdapterReadiness", "wan.CatalogSnapshot", "wan.CatalogUpdate", "wan.CatalogValidation",
-      "wan.CatalogValidator", "wan.DataStatus", "wan.DescriptorException", "wan.DescriptorViolation",
-      "wan.DescriptorWire", "wan.ExcludedDescriptor", "wan.KvPoolDescriptor", "wan.KvPoolLoadEntry",
+      // dev.kvrelay.engine.wan: the WAN message values both sides speak, their envelope and readiness validator
+      "wan.AdapterReadiness", "wan.CatalogSnapshot", "wan.CatalogUpdate", "wan.DataStatus", "wan.DescriptorException",
+      "wan.DescriptorViolation", "wan.DescriptorWire", "wan.KvPoolDescriptor", "wan.KvPoolLoadEntry",
       "wan.KvPoolLoadUpdate", "wan.ModelDeploymentStatus", "wan.ModelKey", "wan.ModelServingLoad",
       "wan.PoolDeploymentStatus", "wan.PoolFrame", "wan.PoolServingLoad", "wan.ReadinessUpdate", "wan.RelayEnvelope",
       "wan.RelayStream", "wan.RequestLifecycleStats", "wan.ServingLoadUpdate", "wan.ServingLoadView",
@@ -110,6 +110,12 @@ class ArchitectureTest {
   }
 
   @Test
+  void theEnginesWirePlumbingIsExportedOnlyToTheGrpcModuleAndTheLauncher() {
+    assertThat(qualifiedExports(ENGINE)).containsOnly(Map.entry(ENGINE + ".wire", Set.of(GRPC, LAUNCHER)));
+    assertThat(qualifiedExports(GRPC)).isEmpty();
+  }
+
+  @Test
   void theExportedTypesAreExactlyTheListedApi() {
     assertThat(apiTypes(ENGINE)).containsExactlyInAnyOrderElementsOf(ENGINE_API);
     assertThat(apiTypes(GRPC)).containsExactlyInAnyOrderElementsOf(GRPC_API);
@@ -148,13 +154,16 @@ class ArchitectureTest {
 
   @Test
   void otherModulesUseOnlyTheEnginesExportedTypes() {
-    Set<String> internal = enginePackages().stream()
-        .filter(p -> !exportedTo(ENGINE, p, GRPC) || !exportedTo(ENGINE, p, "dev.kvrelay.launcher"))
-        .collect(Collectors.toCollection(TreeSet::new));
-    noClasses().that().resideInAnyPackage(GRPC + "..", "dev.kvrelay.launcher..")
-        .should().dependOnClassesThat().resideInAnyPackage(internal.toArray(String[]::new))
-        .because("the engine's inside is not exported to them")
-        .check(classes);
+    for (String reader : List.of(GRPC, LAUNCHER)) {
+      Set<String> internal = enginePackages().stream()
+          .filter(p -> !exportedTo(ENGINE, p, reader))
+          .collect(Collectors.toCollection(TreeSet::new));
+      assertThat(internal).as("engine packages not exported to " + reader).contains(ENGINE + ".hub");
+      noClasses().that().resideInAnyPackage(reader + "..")
+          .should().dependOnClassesThat().resideInAnyPackage(internal.toArray(String[]::new))
+          .because("the engine's inside is not exported to " + reader)
+          .check(classes);
+    }
   }
 
   @Test
@@ -205,6 +214,10 @@ class ArchitectureTest {
     noClasses().that().resideInAnyPackage(ENGINE + ".wan..", ENGINE + ".stats..")
         .should().dependOnClassesThat(enginePackageOtherThan(ENGINE + ".wan", ENGINE + ".stats"))
         .check(classes);
+    noClasses().that().resideInAnyPackage(ENGINE + ".wire..")
+        .should().dependOnClassesThat(enginePackageOtherThan(ENGINE + ".wire", ENGINE + ".wan"))
+        .because("the wire plumbing reads WAN values and nothing else of the engine")
+        .check(classes);
   }
 
   @Test
@@ -238,6 +251,12 @@ class ArchitectureTest {
   private static Set<String> unqualifiedExports(String module) {
     return modules.get(module).exports().stream().filter(e -> !e.isQualified()).map(ModuleDescriptor.Exports::source)
         .collect(Collectors.toSet());
+  }
+
+  /** The qualified exports of {@code module}: package → the modules it is exported to. */
+  private static Map<String, Set<String>> qualifiedExports(String module) {
+    return modules.get(module).exports().stream().filter(ModuleDescriptor.Exports::isQualified)
+        .collect(Collectors.toMap(ModuleDescriptor.Exports::source, ModuleDescriptor.Exports::targets));
   }
 
   private static boolean exportedTo(String module, String pkg, String reader) {

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.engine.wan.CatalogUpdate;
-import dev.kvrelay.engine.wan.CatalogValidator;
 import dev.kvrelay.engine.wan.DescriptorWire;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wan.PoolFrame;
 import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.CatalogValidator;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
 import dev.kvrelay.grpc.proto.KvEventRelayGrpc;
 import dev.kvrelay.grpc.proto.RelayInfo;

@@ -110,7 +110,7 @@ public record KvPoolDescriptor(
     return new KvPoolDescriptor(producer, servingEndpoint, registrations, querySemantics, sortedUniqueRoles(newRoles));
   }
 
-  /** The wire shape of this descriptor (what {@link CatalogValidator#validate} reads back). */
+  /** The wire shape of this descriptor (what the consumer-side {@code CatalogValidator.validate} reads back). */
   public DescriptorWire toWire() {
     List<DescriptorWire.@Nullable Registration> wireRegistrations = new ArrayList<>(registrations.size());
     for (ModelRegistration registration : registrations) {

@@ -5,9 +5,9 @@
  * dev.kvrelay.engine.wan.CatalogUpdate}, {@link dev.kvrelay.engine.wan.KvPoolDescriptor}), serving readiness
  * ({@link dev.kvrelay.engine.wan.TopologySnapshot}), pool and serving load ({@link
  * dev.kvrelay.engine.wan.KvPoolLoadUpdate}, {@link dev.kvrelay.engine.wan.ServingLoadUpdate}), the pull stream
- * that carries each of them ({@link dev.kvrelay.engine.wan.RelayStream}) and the validators both sides share
- * ({@link dev.kvrelay.engine.wan.CatalogValidator}, {@link dev.kvrelay.engine.wan.TopologyEntryValidator}). Values
- * only: this package depends on no other engine package.
+ * that carries each of them ({@link dev.kvrelay.engine.wan.RelayStream}) and the readiness validator both sides
+ * share ({@link dev.kvrelay.engine.wan.TopologyEntryValidator}); the consumer-side catalog validator is transport
+ * plumbing in {@code dev.kvrelay.engine.wire}. Values only: this package depends on no other engine package.
  */
 @NullMarked
 package dev.kvrelay.engine.wan;

@@ -1,4 +1,4 @@
-package dev.kvrelay.engine.wan;
+package dev.kvrelay.engine.wire;
 
 import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.KvPoolId;
@@ -7,6 +7,8 @@ import dev.kvrelay.api.ModelRegistration;
 import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.api.WireValidationException;
 import dev.kvrelay.api.WorkerRole;
+import dev.kvrelay.engine.wan.DescriptorWire;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,5 +1,6 @@
-package dev.kvrelay.engine.wan;
+package dev.kvrelay.engine.wire;
 
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import java.util.List;
 
 /**
