@@ -20,8 +20,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Cost</b>: event application does not allocate once the reusable scratch arrays and maps have
  * grown to the working set (amortized growth: a grow rehashes the whole map at once). The owners map starts
- * presized for {@link CkfProducerConfig#expectedUniqueBlocks()}, so it does not grow (nor stall the actor)
- * until the pool holds more unique blocks than expected. Publication allocates the image arrays of each
+ * presized for 1¼ × {@link CkfProducerConfig#expectedUniqueBlocks()} (the expected blocks at ≤ 72 % load), so
+ * it does not grow (nor stall the actor) until the pool holds a quarter more unique blocks than expected. Publication allocates the image arrays of each
  * delta or snapshot.
  *
  * <p><b>Parts</b> (package-private, confined with it): {@link StoredPreparation} validates a Stored event,
@@ -70,7 +70,7 @@ public final class CkfProducer {
     this.table = newTable();
     this.dirty = new DirtyWindow(table.bucketCount());
     this.owners = new OwnersMap(
-        Math.max(INITIAL_OWNERS_CAPACITY, OwnersMap.capacityFor(config.expectedUniqueBlocks())));
+        Math.max(INITIAL_OWNERS_CAPACITY, OwnersMap.presizedCapacityFor(config.expectedUniqueBlocks())));
     this.members = new MemberDirectory();
   }
 

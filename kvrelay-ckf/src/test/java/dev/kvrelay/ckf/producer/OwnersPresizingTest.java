@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.kvrelay.ckf.CkfConfigException;
 import org.junit.jupiter.api.Test;
 
-/** The owners map is created at the capacity {@code expectedUniqueBlocks} needs and never grows below it. */
+/** The owners map is created with a quarter's headroom over {@code expectedUniqueBlocks} and never grows below it. */
 class OwnersPresizingTest {
   private static final int EXPECTED = 1 << 16;
 
@@ -31,6 +31,8 @@ class OwnersPresizingTest {
     }
     assertThat(p.stats().uniqueCanonicalHashes()).isEqualTo(EXPECTED);
     assertThat(p.ownersMap().capacity()).as("no growth up to E").isEqualTo(initial);
+    assertThat((double) EXPECTED / initial).as("E blocks fill the presized map to at most 72 %").isLessThanOrEqualTo(0.72);
+    assertThat(HashMix.maxFill(initial)).as("and it holds 1¼·E before it grows").isGreaterThanOrEqualTo(EXPECTED / 4 * 5);
   }
 
   @Test
