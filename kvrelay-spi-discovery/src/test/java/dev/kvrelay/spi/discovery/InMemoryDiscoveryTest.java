@@ -47,40 +47,15 @@ class InMemoryDiscoveryTest {
       AtomicReference<DiscoveryWatch> self = new AtomicReference<>();
       CountDownLatch closed = new CountDownLatch(1);
       RecordingListener recorder = new RecordingListener();
-      DiscoveryListener closing = new DiscoveryListener() {
-        @Override
-        public void onSnapshot(List<DiscoveryRecord> records) {
-          recorder.onSnapshot(records);
-        }
-
+      DiscoveryListener closing = new ForwardingListener(recorder) {
         @Override
         public void onUpserted(DiscoveryRecord record) {
-          recorder.onUpserted(record);
+          super.onUpserted(record);
           while (self.get() == null) {
             Thread.onSpinWait();
           }
           self.get().close();
           closed.countDown();
-        }
-
-        @Override
-        public void onRemoved(DiscoveryKey key) {
-          recorder.onRemoved(key);
-        }
-
-        @Override
-        public void onModelTaintsUpdated(ModelKey key, List<String> taints) {
-          recorder.onModelTaintsUpdated(key, taints);
-        }
-
-        @Override
-        public void onResync(List<DiscoveryRecord> records) {
-          recorder.onResync(records);
-        }
-
-        @Override
-        public void onError(DiscoveryException error) {
-          recorder.onError(error);
         }
       };
       self.set(store.watch(DiscoveryScope.watchAll(), closing));
@@ -97,38 +72,13 @@ class InMemoryDiscoveryTest {
   void aThrowingListenerDoesNotStopTheWatch() throws Exception {
     try (InMemoryDiscovery store = new InMemoryDiscovery()) {
       RecordingListener recorder = new RecordingListener();
-      DiscoveryListener flaky = new DiscoveryListener() {
-        @Override
-        public void onSnapshot(List<DiscoveryRecord> records) {
-          recorder.onSnapshot(records);
-        }
-
+      DiscoveryListener flaky = new ForwardingListener(recorder) {
         @Override
         public void onUpserted(DiscoveryRecord record) {
-          recorder.onUpserted(record);
+          super.onUpserted(record);
           if (((EndpointRecord) record).instanceId() == 1) {
             throw new IllegalStateException("listener bug");
           }
-        }
-
-        @Override
-        public void onRemoved(DiscoveryKey key) {
-          recorder.onRemoved(key);
-        }
-
-        @Override
-        public void onModelTaintsUpdated(ModelKey key, List<String> taints) {
-          recorder.onModelTaintsUpdated(key, taints);
-        }
-
-        @Override
-        public void onResync(List<DiscoveryRecord> records) {
-          recorder.onResync(records);
-        }
-
-        @Override
-        public void onError(DiscoveryException error) {
-          recorder.onError(error);
         }
       };
       store.watch(DiscoveryScope.watchAll(), flaky);

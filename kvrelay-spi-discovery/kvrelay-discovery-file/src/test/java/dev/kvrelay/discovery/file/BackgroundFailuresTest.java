@@ -4,14 +4,12 @@ import static dev.kvrelay.spi.discovery.TestRecords.endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.spi.discovery.DiscoveryCodec;
-import dev.kvrelay.spi.discovery.DiscoveryException;
 import dev.kvrelay.spi.discovery.DiscoveryKey;
-import dev.kvrelay.spi.discovery.DiscoveryListener;
 import dev.kvrelay.spi.discovery.DiscoveryRecord;
 import dev.kvrelay.spi.discovery.DiscoveryScope;
 import dev.kvrelay.spi.discovery.DiscoveryWatch;
 import dev.kvrelay.spi.discovery.EndpointRecord;
-import dev.kvrelay.spi.discovery.ModelKey;
+import dev.kvrelay.spi.discovery.ForwardingListener;
 import dev.kvrelay.spi.discovery.RecordingListener;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -62,17 +60,18 @@ class BackgroundFailuresTest {
   }
 
   /** Thread-safe (state in the recorder): a listener whose upsert of one key throws instead of recording it. */
-  static final class ThrowingOn implements DiscoveryListener {
-    final RecordingListener recorder = new RecordingListener();
+  static final class ThrowingOn extends ForwardingListener {
+    final RecordingListener recorder;
     final DiscoveryKey poisoned;
 
     ThrowingOn(DiscoveryKey poisoned) {
-      this.poisoned = poisoned;
+      this(new RecordingListener(), poisoned);
     }
 
-    @Override
-    public void onSnapshot(List<DiscoveryRecord> records) {
-      recorder.onSnapshot(records);
+    private ThrowingOn(RecordingListener recorder, DiscoveryKey poisoned) {
+      super(recorder);
+      this.recorder = recorder;
+      this.poisoned = poisoned;
     }
 
     @Override
@@ -80,27 +79,7 @@ class BackgroundFailuresTest {
       if (record.key().equals(poisoned)) {
         throw new IllegalStateException("test listener failure");
       }
-      recorder.onUpserted(record);
-    }
-
-    @Override
-    public void onRemoved(DiscoveryKey key) {
-      recorder.onRemoved(key);
-    }
-
-    @Override
-    public void onModelTaintsUpdated(ModelKey key, List<String> taints) {
-      recorder.onModelTaintsUpdated(key, taints);
-    }
-
-    @Override
-    public void onResync(List<DiscoveryRecord> records) {
-      recorder.onResync(records);
-    }
-
-    @Override
-    public void onError(DiscoveryException error) {
-      recorder.onError(error);
+      super.onUpserted(record);
     }
   }
 

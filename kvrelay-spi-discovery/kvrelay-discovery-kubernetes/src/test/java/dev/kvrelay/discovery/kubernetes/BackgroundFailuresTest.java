@@ -7,12 +7,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.discovery.kubernetes.MockCluster.SliceEndpoint;
 import dev.kvrelay.spi.discovery.DiscoveryException;
-import dev.kvrelay.spi.discovery.DiscoveryKey;
-import dev.kvrelay.spi.discovery.DiscoveryListener;
 import dev.kvrelay.spi.discovery.DiscoveryRecord;
 import dev.kvrelay.spi.discovery.DiscoveryScope;
 import dev.kvrelay.spi.discovery.DiscoveryWatch;
-import dev.kvrelay.spi.discovery.ModelKey;
+import dev.kvrelay.spi.discovery.ForwardingListener;
 import dev.kvrelay.spi.discovery.QueuedDiscoveryWatch;
 import dev.kvrelay.spi.discovery.RecordingListener;
 import java.time.Duration;
@@ -114,36 +112,15 @@ class BackgroundFailuresTest {
   }
 
   /** Thread-safe as its delegate: records every callback in {@code delegate}, then throws from {@code onUpserted}. */
-  private record ThrowingOnUpserts(RecordingListener delegate) implements DiscoveryListener {
-    @Override
-    public void onSnapshot(List<DiscoveryRecord> records) {
-      delegate.onSnapshot(records);
+  private static final class ThrowingOnUpserts extends ForwardingListener {
+    ThrowingOnUpserts(RecordingListener delegate) {
+      super(delegate);
     }
 
     @Override
     public void onUpserted(DiscoveryRecord record) {
-      delegate.onUpserted(record);
+      super.onUpserted(record);
       throw new IllegalStateException("listener bug (test): " + record.key());
-    }
-
-    @Override
-    public void onRemoved(DiscoveryKey key) {
-      delegate.onRemoved(key);
-    }
-
-    @Override
-    public void onModelTaintsUpdated(ModelKey key, List<String> taints) {
-      delegate.onModelTaintsUpdated(key, taints);
-    }
-
-    @Override
-    public void onResync(List<DiscoveryRecord> records) {
-      delegate.onResync(records);
-    }
-
-    @Override
-    public void onError(DiscoveryException error) {
-      delegate.onError(error);
     }
   }
 }
