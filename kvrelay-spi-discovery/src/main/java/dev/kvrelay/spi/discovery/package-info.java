@@ -14,6 +14,9 @@
  *       dev.kvrelay.spi.discovery.DiscoveryScope}.
  *   <li>Providers: {@link dev.kvrelay.spi.discovery.DiscoveryProviders} finds {@link
  *       dev.kvrelay.spi.discovery.DiscoveryProvider}s through {@link java.util.ServiceLoader}.
+ *   <li>Registering: a {@link dev.kvrelay.spi.discovery.DiscoveryRegistrar} writes a process's own records; a
+ *       backend plugin can extend {@link dev.kvrelay.spi.discovery.OwnedKeysRegistrar} and supply only the store
+ *       operations.
  * </ul>
  */
 @NullMarked

@@ -11,6 +11,7 @@ import dev.kvrelay.spi.discovery.DiscoveryScope;
 import dev.kvrelay.spi.discovery.DiscoveryWatch;
 import dev.kvrelay.spi.discovery.EndpointKey;
 import dev.kvrelay.spi.discovery.ModelKey;
+import dev.kvrelay.spi.discovery.OwnedKeysRegistrar;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
@@ -330,47 +331,28 @@ public final class EtcdDiscovery implements DiscoveryBackend {
     return new LeaseRegistrar();
   }
 
-  /** Thread-safe (synchronized): the keys one {@link #registrar()} wrote under the primary lease. */
-  private final class LeaseRegistrar implements DiscoveryRegistrar {
-    private final java.util.Set<DiscoveryKey> owned = new java.util.LinkedHashSet<>();
-    private boolean registrarClosed;
-
-    @Override
-    public long instanceId() {
-      return leaseId;
+  /**
+   * Thread-safe (synchronized, see {@link OwnedKeysRegistrar}): the keys one {@link #registrar()} wrote under the
+   * primary lease.
+   */
+  private final class LeaseRegistrar extends OwnedKeysRegistrar {
+    LeaseRegistrar() {
+      super(leaseId);
     }
 
     @Override
-    public synchronized void register(DiscoveryRecord record) throws DiscoveryException {
-      checkOpen();
+    protected void write(DiscoveryRecord record) throws DiscoveryException {
       EtcdDiscovery.this.register(record);
-      owned.add(record.key());
     }
 
     @Override
-    public synchronized boolean deregister(DiscoveryKey key) throws DiscoveryException {
-      checkOpen();
-      if (!owned.contains(key)) {
-        return false;
-      }
+    protected void withdraw(DiscoveryKey key) throws DiscoveryException {
       EtcdDiscovery.this.deregister(key);
-      owned.remove(key);
-      return true;
-    }
-
-    private void checkOpen() throws DiscoveryException {
-      if (registrarClosed) {
-        throw new DiscoveryException(DiscoveryException.Kind.CLOSED, "etcd registration is closed");
-      }
     }
 
     @Override
-    public synchronized void close() {
-      if (registrarClosed) {
-        return;
-      }
-      registrarClosed = true;
-      for (DiscoveryKey k : owned) {
+    protected void withdrawOnClose(List<DiscoveryKey> keys) {
+      for (DiscoveryKey k : keys) {
         try {
           EtcdDiscovery.this.deregister(k);
         } catch (DiscoveryException e) {
@@ -378,7 +360,11 @@ public final class EtcdDiscovery implements DiscoveryBackend {
               e.getMessage());
         }
       }
-      owned.clear();
+    }
+
+    @Override
+    protected DiscoveryException closedError() {
+      return new DiscoveryException(DiscoveryException.Kind.CLOSED, "etcd registration is closed");
     }
   }
 
