@@ -49,34 +49,28 @@ final class KnownFiles {
     void error(DiscoveryException error);
   }
 
-  /** Not thread-safe: confined to the scanner thread; a known record and the file version it was read from. */
-  private static final class Live {
-    final Path file;
-    final DiscoveryRecord record;
+  /**
+   * Not thread-safe: confined to the scanner thread; what was made of one file ({@link Live} or {@link Bad}) and the
+   * file version it stands for, which follows the file's refreshes while the value stays.
+   */
+  private static final class Versioned<T> {
+    final T value;
     FileVersion version;
 
-    Live(Path file, DiscoveryRecord record, FileVersion version) {
-      this.file = file;
-      this.record = record;
+    Versioned(T value, FileVersion version) {
+      this.value = value;
       this.version = version;
     }
   }
+
+  /** Immutable and thread-safe: a known record and the file it was read from. */
+  private record Live(Path file, DiscoveryRecord record) {}
 
   /**
-   * Not thread-safe: confined to the scanner thread; a reported bad file, with what identifies the reported
-   * version (its content, or a description of what was wrong before the content was read).
+   * Immutable and thread-safe: a reported bad file's error, with what identifies the reported version (its content,
+   * or a description of what was wrong before the content was read).
    */
-  private static final class Bad {
-    final Object identity;
-    final DiscoveryException error;
-    FileVersion version;
-
-    Bad(Object identity, DiscoveryException error, FileVersion version) {
-      this.identity = identity;
-      this.error = error;
-      this.version = version;
-    }
-  }
+  private record Bad(Object identity, DiscoveryException error) {}
 
   /** Immutable and thread-safe: what stat says about one file version. */
   private record FileVersion(@Nullable Object fileKey, long size, FileTime mtime) {
@@ -90,8 +84,8 @@ final class KnownFiles {
   private final Clock clock;
   private final FileCounters counters;
   private final Sink sink;
-  private final Map<DiscoveryKey, Live> live = new HashMap<>();
-  private final Map<Path, Bad> bad = new HashMap<>();
+  private final Map<DiscoveryKey, Versioned<Live>> live = new HashMap<>();
+  private final Map<Path, Versioned<Bad>> bad = new HashMap<>();
   private final Set<Path> unreadable = new HashSet<>();
 
   KnownFiles(Duration ttl, Clock clock, FileCounters counters, Sink sink) {
@@ -105,8 +99,8 @@ final class KnownFiles {
   /** The known records by key. */
   Map<DiscoveryKey, DiscoveryRecord> records() {
     Map<DiscoveryKey, DiscoveryRecord> out = new HashMap<>();
-    for (Map.Entry<DiscoveryKey, Live> e : live.entrySet()) {
-      out.put(e.getKey(), e.getValue().record);
+    for (Map.Entry<DiscoveryKey, Versioned<Live>> e : live.entrySet()) {
+      out.put(e.getKey(), e.getValue().value.record());
     }
     return out;
   }
@@ -114,9 +108,9 @@ final class KnownFiles {
   /** The known records within {@code scope}, sorted by {@link DiscoveryKey#ORDER}. */
   List<DiscoveryRecord> snapshot(DiscoveryScope scope) {
     List<DiscoveryRecord> snapshot = new ArrayList<>();
-    for (Live l : live.values()) {
-      if (scope.matches(l.record.key())) {
-        snapshot.add(l.record);
+    for (Versioned<Live> l : live.values()) {
+      if (scope.matches(l.value.record().key())) {
+        snapshot.add(l.value.record());
       }
     }
     snapshot.sort((a, b) -> DiscoveryKey.ORDER.compare(a.key(), b.key()));
@@ -126,8 +120,8 @@ final class KnownFiles {
   /** The errors of the bad files currently known (for a new watch). */
   List<DiscoveryException> badFileErrors() {
     List<DiscoveryException> out = new ArrayList<>();
-    for (Bad b : bad.values()) {
-      out.add(b.error);
+    for (Versioned<Bad> b : bad.values()) {
+      out.add(b.value.error());
     }
     return out;
   }
@@ -135,9 +129,9 @@ final class KnownFiles {
   /** After a listing of {@code kind}'s directory {@code dir}: every file known there but not seen is gone. */
   void keepOnly(DiscoveryKind kind, Path dir, Set<Path> seen) {
     List<Path> vanished = new ArrayList<>();
-    for (Live l : live.values()) {
-      if (l.record.key().kind() == kind && !seen.contains(l.file)) {
-        vanished.add(l.file);
+    for (Versioned<Live> l : live.values()) {
+      if (l.value.record().key().kind() == kind && !seen.contains(l.value.file())) {
+        vanished.add(l.value.file());
       }
     }
     for (Path p : bad.keySet()) {
@@ -156,7 +150,7 @@ final class KnownFiles {
       return Long.MAX_VALUE;
     }
     long earliest = Long.MAX_VALUE;
-    for (Live l : live.values()) {
+    for (Versioned<Live> l : live.values()) {
       earliest = Math.min(earliest, l.version.mtime().toMillis() + ttlMillis);
     }
     long millis = earliest - clock.millis() + 1;
@@ -166,18 +160,18 @@ final class KnownFiles {
   /** Re-stats every known file whose deadline has passed: refreshed files live on, stale ones are removed. */
   void expireDue() {
     long now = clock.millis();
-    List<Live> due = new ArrayList<>();
-    for (Live l : live.values()) {
+    List<Versioned<Live>> due = new ArrayList<>();
+    for (Versioned<Live> l : live.values()) {
       if (l.version.mtime().toMillis() + ttlMillis < now) {
         due.add(l);
       }
     }
-    for (Live l : due) {
-      refresh(l.file, l.record.key().kind());
-      Live after = live.get(l.record.key());
+    for (Versioned<Live> l : due) {
+      refresh(l.value.file(), l.value.record().key().kind());
+      Versioned<Live> after = live.get(l.value.record().key());
       if (after == l && l.version.mtime().toMillis() + ttlMillis < clock.millis()) {
         // still not seen refreshed (e.g. it cannot be stat'ed): past its deadline it counts as gone
-        gone(l.file, l.record.key().kind(), true);
+        gone(l.value.file(), l.value.record().key().kind(), true);
       }
     }
   }
@@ -210,17 +204,17 @@ final class KnownFiles {
       markBad(file, null, "name", e.at(kind.bucket() + "/" + fileName), version);
       return;
     }
-    Live current = live.get(key);
+    Versioned<Live> current = live.get(key);
     if (!attributes.isRegularFile()) {
       markBad(file, key, "not a regular file", new DiscoveryDecodeException(
           DiscoveryDecodeException.Reason.INVALID_PATH, "", key.storageKey(),
           "the entry " + file + " is not a regular file", null), version);
       return;
     }
-    if (current != null && current.file.equals(file) && current.version.equals(version)) {
+    if (current != null && current.value.file().equals(file) && current.version.equals(version)) {
       return;
     }
-    Bad reported = bad.get(file);
+    Versioned<Bad> reported = bad.get(file);
     if (reported != null && reported.version.equals(version)) {
       return;
     }
@@ -249,9 +243,9 @@ final class KnownFiles {
       return;
     }
     bad.remove(file);
-    live.put(key, new Live(file, record, version));
+    live.put(key, new Versioned<>(new Live(file, record), version));
     counters.liveRecords.set(live.size());
-    if (current == null || !current.record.equals(record)) {
+    if (current == null || !current.value.record().equals(record)) {
       sink.changed(key, l -> l.onUpserted(record));
     }
   }
@@ -263,17 +257,17 @@ final class KnownFiles {
   private void markBad(Path file, @Nullable DiscoveryKey key, Object identity, DiscoveryException error,
       FileVersion version) {
     if (key != null) {
-      Live kept = live.get(key);
-      if (kept != null && kept.file.equals(file)) {
+      Versioned<Live> kept = live.get(key);
+      if (kept != null && kept.value.file().equals(file)) {
         kept.version = version;
       }
     }
-    Bad previous = bad.get(file);
-    if (previous != null && previous.identity.equals(identity)) {
+    Versioned<Bad> previous = bad.get(file);
+    if (previous != null && previous.value.identity().equals(identity)) {
       previous.version = version;
       return;
     }
-    bad.put(file, new Bad(identity, error, version));
+    bad.put(file, new Versioned<>(new Bad(identity, error), version));
     counters.badFiles.incrementAndGet();
     LOG.warn("file discovery: skipped bad file {}: {}", file, error.getMessage());
     sink.error(error);
@@ -300,8 +294,8 @@ final class KnownFiles {
     } catch (DiscoveryDecodeException e) {
       return;
     }
-    Live current = live.get(key);
-    if (current == null || !current.file.equals(file)) {
+    Versioned<Live> current = live.get(key);
+    if (current == null || !current.value.file().equals(file)) {
       return;
     }
     live.remove(key);
