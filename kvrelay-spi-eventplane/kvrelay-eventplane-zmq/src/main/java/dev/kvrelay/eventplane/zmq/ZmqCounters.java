@@ -13,6 +13,7 @@ final class ZmqCounters {
   final LongAdder sequenceGaps = new LongAdder();
   final LongAdder missedMessages = new LongAdder();
   final LongAdder sequenceRegressions = new LongAdder();
+  final LongAdder publisherEvictions = new LongAdder();
   final LongAdder listenerFailures = new LongAdder();
   final LongAdder disconnects = new LongAdder();
   final LongAdder reconnects = new LongAdder();
@@ -34,6 +35,7 @@ final class ZmqCounters {
       d.put(e.getKey(), e.getValue().sum());
     }
     return new ZmqStats(received.sum(), delivered.sum(), d, newPublishers.sum(), sequenceGaps.sum(),
-        missedMessages.sum(), sequenceRegressions.sum(), listenerFailures.sum(), disconnects.sum(), reconnects.sum());
+        missedMessages.sum(), sequenceRegressions.sum(), publisherEvictions.sum(), listenerFailures.sum(), disconnects.sum(),
+        reconnects.sum());
   }
 }

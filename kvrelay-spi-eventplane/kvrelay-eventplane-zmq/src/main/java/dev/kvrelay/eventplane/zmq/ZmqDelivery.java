@@ -34,6 +34,8 @@ final class ZmqDelivery {
   /** Present when the same message can arrive more than once (several broker XPUB endpoints). */
   private final @Nullable DuplicateWindow duplicates;
   private final EnumSet<ZmqDrop> warned = EnumSet.noneOf(ZmqDrop.class);
+  /** {@link PublisherSequences#evictions()} already added to {@link ZmqCounters#publisherEvictions}. */
+  private long evictionsCounted;
 
   /**
    * @param expectedPublisher whether a frame-1 publisher id may be accepted (direct mode: a connected channel's)
@@ -86,6 +88,7 @@ final class ZmqDelivery {
       return;
     }
     EventPlaneFault.SequenceFault signal = sequences.check(env.publisherId(), env.sequence());
+    countEvictions();
     if (signal != null) {
       reportBreak(signal);
     }
@@ -97,6 +100,23 @@ final class ZmqDelivery {
       counters.listenerFailures.increment();
       LOG.warn("ZMQ subscription {}: listener failed on {}; delivery continues", frame0, env, e);
     }
+  }
+
+  /** Adds the publishers the sequence check forgot since the last message to the counters (the first logged at WARN). */
+  private void countEvictions() {
+    long evictions = sequences.evictions();
+    if (evictions == evictionsCounted) {
+      return;
+    }
+    counters.publisherEvictions.add(evictions - evictionsCounted);
+    if (evictionsCounted == 0) {
+      LOG.warn("ZMQ subscription {}: more than {} publishers, the least recently heard is forgotten (its next "
+          + "message is a new publisher; further evictions are logged at debug)", frame0,
+          PublisherSequences.DEFAULT_CAPACITY);
+    } else {
+      LOG.debug("ZMQ subscription {}: forgot its least recently heard publisher ({} so far)", frame0, evictions);
+    }
+    evictionsCounted = evictions;
   }
 
   private void reportBreak(EventPlaneFault.SequenceFault signal) {

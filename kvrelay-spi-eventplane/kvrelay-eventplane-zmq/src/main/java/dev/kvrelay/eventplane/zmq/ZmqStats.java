@@ -15,14 +15,16 @@ import java.util.Map;
  * @param sequenceGaps sequence jumps of a known publisher ({@code EventPlaneFault.SequenceGap})
  * @param missedMessages messages the gaps skipped (sum of {@code Gap.missing()})
  * @param sequenceRegressions sequences that went backwards ({@code EventPlaneFault.SequenceRegression})
+ * @param publisherEvictions publishers a subscription's sequence check forgot, least recently heard first, to stay
+ *     within {@code PublisherSequences.DEFAULT_CAPACITY}; each one's next message is a {@code NewPublisher} again
  * @param listenerFailures listener callbacks that threw (delivery went on)
  * @param disconnects connections to a publisher (or broker) lost after their handshake had completed
  *     ({@code EventPlaneFault.Disconnected})
  * @param reconnects those connections re-established ({@code EventPlaneFault.Reconnected})
  */
 public record ZmqStats(long received, long delivered, Map<ZmqDrop, Long> dropped, long newPublishers,
-    long sequenceGaps, long missedMessages, long sequenceRegressions, long listenerFailures, long disconnects,
-    long reconnects) {
+    long sequenceGaps, long missedMessages, long sequenceRegressions, long publisherEvictions, long listenerFailures,
+    long disconnects, long reconnects) {
 
   /** Copies the map, filling absent reasons with zero. */
   public ZmqStats {

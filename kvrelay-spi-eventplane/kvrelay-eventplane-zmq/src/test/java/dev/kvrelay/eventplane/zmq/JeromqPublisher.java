@@ -88,6 +88,16 @@ final class JeromqPublisher implements EventPlaneContract.ContractPublisher {
     return env;
   }
 
+  /**
+   * Sends {@code event} as message {@code sequence} of another publisher id, on this socket: many publishers without
+   * a socket each (broker mode, where any id is accepted). This publisher's own sequence does not move.
+   */
+  void publishAs(long otherPublisherId, long sequence, RouterEvent event) {
+    EventEnvelope env = new EventEnvelope(otherPublisherId, sequence, System.currentTimeMillis(), topic);
+    sendFrames(ZmqFrames.encode(frame0, env,
+        EventPlaneCodec.encodeEnvelope(env, EventPlaneCodec.encodeRouterEvent(event))));
+  }
+
   @Override
   public void publishUndecodable() {
     EventEnvelope env = new EventEnvelope(publisherId, sequence++, System.currentTimeMillis(), topic);

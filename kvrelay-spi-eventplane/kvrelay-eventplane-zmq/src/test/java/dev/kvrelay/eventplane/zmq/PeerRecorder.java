@@ -83,6 +83,16 @@ class PeerRecorder implements EventListener {
     return log().stream().filter(Delivered.class::isInstance).map(Delivered.class::cast).toList();
   }
 
+  /** Whether the last message delivered so far is {@code publisherId}'s message {@code sequence}. */
+  synchronized boolean lastDeliveredIs(long publisherId, long sequence) {
+    for (int i = log.size() - 1; i >= 0; i--) {
+      if (log.get(i) instanceof Delivered d) {
+        return d.envelope().publisherId() == publisherId && d.envelope().sequence() == sequence;
+      }
+    }
+    return false;
+  }
+
   /** The sequence breaks so far. */
   List<EventPlaneFault.SequenceFault> breaks() {
     return log().stream().filter(EventPlaneFault.SequenceFault.class::isInstance).map(EventPlaneFault.SequenceFault.class::cast).toList();

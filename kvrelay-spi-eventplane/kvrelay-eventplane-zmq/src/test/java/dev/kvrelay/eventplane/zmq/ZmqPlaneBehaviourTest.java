@@ -15,6 +15,7 @@ import dev.kvrelay.spi.eventplane.EventPlaneSettings;
 import dev.kvrelay.spi.eventplane.EventSubscription;
 import dev.kvrelay.spi.eventplane.EventTopics;
 import dev.kvrelay.spi.eventplane.KvEventData;
+import dev.kvrelay.spi.eventplane.PublisherSequences;
 import dev.kvrelay.spi.eventplane.ResidencyDomain;
 import dev.kvrelay.spi.eventplane.RouterEvent;
 import dev.kvrelay.spi.eventplane.StorageTier;
@@ -156,6 +157,39 @@ class ZmqPlaneBehaviourTest {
     assertThat(ids).containsSubsequence(LongStream.rangeClosed(first, last).boxed().toList());
     assertThat(r.breaks()).singleElement().isInstanceOf(EventPlaneFault.NewPublisher.class);
     assertThat(plane.stats().sequenceRegressions()).isZero();
+  }
+
+  /**
+   * One publisher more than a subscription's sequence check remembers: the least recently heard one is forgotten and
+   * counted in {@code publisherEvictions}; its next message is a NewPublisher again (and forgets the next oldest).
+   */
+  @Test
+  void publishersBeyondTheSequenceCapacityAreEvictedAndCounted() throws Exception {
+    JeromqBroker broker = closer.add(new JeromqBroker());
+    ZmqEventPlane plane = closer.add(ZmqEventPlane.open(
+        ZmqSettings.broker(1, List.of(broker.xsub()), List.of(broker.xpub()))));
+    PeerRecorder r = new PeerRecorder();
+    closer.add(plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r));
+    JeromqPublisher first = closer.add(JeromqPublisher.brokered(SCOPE, EventTopics.KV_EVENTS, 1, broker.xsub()));
+    warm(first, r, 1); // publisher 1, the least recently heard from now on
+    int others = PublisherSequences.DEFAULT_CAPACITY; // 1 + 65 536 publishers: one too many
+    for (int i = 0; i < others; i++) {
+      first.publishAs(2 + i, 0, event(2 + i, 0));
+    }
+    // one socket and one broker: messages arrive in order, each counted before it is delivered
+    PeerRecorder.poll(() -> r.lastDeliveredIs(1 + others, 0), WAIT_S,
+        () -> "the other publishers' messages, got " + plane.stats());
+    assertThat(plane.stats().publisherEvictions()).as("publisher 1 forgotten").isEqualTo(1);
+    assertThat(plane.stats().newPublishers()).isEqualTo(1 + others);
+
+    long next = first.publish(event(1, 1)).sequence();
+    PeerRecorder.poll(() -> r.lastDeliveredIs(1, next), WAIT_S,
+        () -> "publisher 1's next message, got " + plane.stats());
+    ZmqStats st = plane.stats();
+    assertThat(st.newPublishers()).as("publisher 1 is new again").isEqualTo(2 + others);
+    assertThat(st.publisherEvictions()).as("and publisher 2 forgotten for it").isEqualTo(2);
+    assertThat(st.droppedTotal()).isZero();
+    assertThat(st.sequenceGaps() + st.sequenceRegressions()).isZero();
   }
 
   @Test
