@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -60,7 +59,6 @@ public final class PoolActor {
   private final ActorScheduler scheduler;
   private final ArrayBlockingQueue<PoolCommand> mailbox;
   private final AtomicLong permitsInUse = new AtomicLong();
-  private final AtomicBoolean running = new AtomicBoolean();
   /** Commands in the mailbox (an estimate for {@link #roomFor}; the mailbox itself enforces the bound). */
   private final AtomicInteger queued = new AtomicInteger();
   private final AtomicReference<@Nullable Runnable> roomWaiter = new AtomicReference<>();
@@ -77,7 +75,6 @@ public final class PoolActor {
 
   // ---- confined to the actor task
   private final StoredBatch batch = new StoredBatch();
-  private final Runnable loop = this::runLoop;
   private ActorState state = ActorState.RUNNING;
   private boolean timerArmed;
   private long timerGeneration;
@@ -88,6 +85,8 @@ public final class PoolActor {
   private final ActorCounters counters = new ActorCounters();
   private final FaultReporter faultReporter;
   private final PublicationDelivery delivery;
+  /** The actor's serial task; the body is {@link #runBatch}. */
+  private final SerialTask task;
 
   private PoolActor(CkfProducer producer, PoolActorConfig config, ActorScheduler scheduler,
       PublicationListener publications, FaultListener faults) {
@@ -98,6 +97,10 @@ public final class PoolActor {
     this.delivery = new PublicationDelivery(producer, publications, counters);
     this.mailbox = new ArrayBlockingQueue<>(config.mailboxCapacity());
     this.controlReserve = config.mailboxCapacity() / 8;
+    this.task = new SerialTask(scheduler, this::runBatch, e -> {
+      LOG.error("pool actor: unexpected exception, fencing the producer", e);
+      reportFault(new MemberId(0, 0), 0, FaultKind.INTERNAL_ERROR);
+    });
   }
 
   /**
@@ -230,9 +233,7 @@ public final class PoolActor {
   }
 
   private void scheduleRun() {
-    if (running.compareAndSet(false, true)) {
-      scheduler.execute(loop);
-    }
+    task.signal();
   }
 
   private boolean needsRun() {
@@ -243,9 +244,13 @@ public final class PoolActor {
 
   // ------------------------------------------------------------------ the confined task
 
-  private void runLoop() {
+  /**
+   * One run of the serial task: at most one mailbox's worth of commands (then it yields), the shutdown once the
+   * mailbox is empty, and the room waiter woken before the run ends; true if work is left.
+   */
+  private boolean runBatch() {
     try {
-      for (;;) {
+      for (int budget = config.mailboxCapacity(); budget > 0; budget--) {
         if (fenceRequested && !fenceDone.isDone()) {
           guarded(this::handleFenceCommand);
         }
@@ -266,11 +271,8 @@ public final class PoolActor {
       }
     } finally {
       wakeWaiter();
-      running.set(false);
-      if (needsRun()) {
-        scheduleRun();
-      }
     }
+    return needsRun();
   }
 
   private void guarded(Runnable step) {
