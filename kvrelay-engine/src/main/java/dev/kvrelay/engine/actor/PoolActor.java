@@ -25,8 +25,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Thread-safe at its submission methods, single-writer inside: every command runs in one task confined
- * to the {@link ActorScheduler} (never two at once), which alone touches the {@link CkfProducer}.
+ * Thread-safe at its submission methods, single-writer inside: every command runs in one {@link SerialTask} on
+ * the {@link ActorScheduler} (never two runs at once; a run takes at most a mailbox's worth of commands, then
+ * yields), which alone touches the {@link CkfProducer}.
  *
  * <p>Mailbox (producer.md §3.1): bounded ({@link PoolActorConfig#mailboxCapacity()}); a full mailbox or
  * exhausted block permits reject the submission with a typed {@link SubmitResult.Rejected} (counted),
@@ -204,6 +205,11 @@ public final class PoolActor {
     fenceRequested = true;
     scheduleRun();
     return fenceDone;
+  }
+
+  /** Block permits held by queued Apply commands (tests). Any thread. */
+  long permitsInUse() {
+    return permitsInUse.get();
   }
 
   /** Block permits an Apply of {@code event} costs (producer.md §3.1). */
