@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -26,8 +25,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Thread-safe at its submission methods, single-writer inside: every command runs in one task confined
- * to the {@link ActorScheduler} (never two at once), which alone touches the {@link CkfProducer}.
+ * Thread-safe at its submission methods, single-writer inside: every command runs in one {@link SerialTask} on
+ * the {@link ActorScheduler} (never two runs at once; a run takes at most a mailbox's worth of commands, then
+ * yields), which alone touches the {@link CkfProducer}.
  *
  * <p>Mailbox (producer.md §3.1): bounded ({@link PoolActorConfig#mailboxCapacity()}); a full mailbox or
  * exhausted block permits reject the submission with a typed {@link SubmitResult.Rejected} (counted),
@@ -60,7 +60,6 @@ public final class PoolActor {
   private final ActorScheduler scheduler;
   private final ArrayBlockingQueue<PoolCommand> mailbox;
   private final AtomicLong permitsInUse = new AtomicLong();
-  private final AtomicBoolean running = new AtomicBoolean();
   /** Commands in the mailbox (an estimate for {@link #roomFor}; the mailbox itself enforces the bound). */
   private final AtomicInteger queued = new AtomicInteger();
   private final AtomicReference<@Nullable Runnable> roomWaiter = new AtomicReference<>();
@@ -77,7 +76,6 @@ public final class PoolActor {
 
   // ---- confined to the actor task
   private final StoredBatch batch = new StoredBatch();
-  private final Runnable loop = this::runLoop;
   private ActorState state = ActorState.RUNNING;
   private boolean timerArmed;
   private long timerGeneration;
@@ -88,6 +86,8 @@ public final class PoolActor {
   private final ActorCounters counters = new ActorCounters();
   private final FaultReporter faultReporter;
   private final PublicationDelivery delivery;
+  /** The actor's serial task; the body is {@link #runBatch}. */
+  private final SerialTask task;
 
   private PoolActor(CkfProducer producer, PoolActorConfig config, ActorScheduler scheduler,
       PublicationListener publications, FaultListener faults) {
@@ -98,6 +98,10 @@ public final class PoolActor {
     this.delivery = new PublicationDelivery(producer, publications, counters);
     this.mailbox = new ArrayBlockingQueue<>(config.mailboxCapacity());
     this.controlReserve = config.mailboxCapacity() / 8;
+    this.task = new SerialTask(scheduler, this::runBatch, e -> {
+      LOG.error("pool actor: unexpected exception, fencing the producer", e);
+      reportFault(new MemberId(0, 0), 0, FaultKind.INTERNAL_ERROR);
+    });
   }
 
   /**
@@ -203,6 +207,11 @@ public final class PoolActor {
     return fenceDone;
   }
 
+  /** Block permits held by queued Apply commands (tests). Any thread. */
+  long permitsInUse() {
+    return permitsInUse.get();
+  }
+
   /** Block permits an Apply of {@code event} costs (producer.md §3.1). */
   long cost(RouterEvent event) {
     long n;
@@ -230,9 +239,7 @@ public final class PoolActor {
   }
 
   private void scheduleRun() {
-    if (running.compareAndSet(false, true)) {
-      scheduler.execute(loop);
-    }
+    task.signal();
   }
 
   private boolean needsRun() {
@@ -243,9 +250,13 @@ public final class PoolActor {
 
   // ------------------------------------------------------------------ the confined task
 
-  private void runLoop() {
+  /**
+   * One run of the serial task: at most one mailbox's worth of commands (then it yields), the shutdown once the
+   * mailbox is empty, and the room waiter woken before the run ends; true if work is left.
+   */
+  private boolean runBatch() {
     try {
-      for (;;) {
+      for (int budget = config.mailboxCapacity(); budget > 0; budget--) {
         if (fenceRequested && !fenceDone.isDone()) {
           guarded(this::handleFenceCommand);
         }
@@ -266,11 +277,8 @@ public final class PoolActor {
       }
     } finally {
       wakeWaiter();
-      running.set(false);
-      if (needsRun()) {
-        scheduleRun();
-      }
     }
+    return needsRun();
   }
 
   private void guarded(Runnable step) {

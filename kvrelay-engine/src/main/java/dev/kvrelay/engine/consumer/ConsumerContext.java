@@ -2,8 +2,11 @@ package dev.kvrelay.engine.consumer;
 
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.engine.actor.ActorScheduler;
+import dev.kvrelay.engine.actor.SerialTask;
 import java.util.SplittableRandom;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Thread-safe (final settings, a volatile closed flag; the jitter source and the lease epoch are confined to the
@@ -11,6 +14,7 @@ import java.util.function.LongSupplier;
  * one serial task, the backoff and the counters.
  */
 final class ConsumerContext {
+  private static final Logger LOG = LoggerFactory.getLogger(RelayConsumer.class);
   /** Messages drained per task run before the drain yields to other work on the consumer task. */
   static final int DRAIN_BUDGET = 256;
 
@@ -41,6 +45,14 @@ final class ConsumerContext {
   /** Runs {@code task} on the consumer task (any thread). */
   void execute(Runnable task) {
     scheduler.execute(task);
+  }
+
+  /**
+   * A serial drain on the consumer task ({@code what} names it in the log): an exception of {@code body} is logged
+   * and counted in the task's {@link SerialTask#failures()}, and the next signal drains again.
+   */
+  SerialTask serialTask(String what, SerialTask.Body body) {
+    return new SerialTask(scheduler, body, e -> LOG.error("consumer {}: {} drain failed", subscriberBase, what, e));
   }
 
   /** Runs {@code task} on the consumer task after {@code delayNanos} (any thread). */

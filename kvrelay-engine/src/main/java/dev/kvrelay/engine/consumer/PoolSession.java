@@ -6,13 +6,13 @@ import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
 import dev.kvrelay.ckf.consumer.LaneAssignmentResult;
 import dev.kvrelay.ckf.consumer.LaneLease;
+import dev.kvrelay.engine.actor.SerialTask;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wan.PoolFrame;
 import dev.kvrelay.engine.wan.RelayStream;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
@@ -41,8 +41,8 @@ final class PoolSession {
   boolean dropped;
   private final AtomicLong token = new AtomicLong();
   private int failures;
-  private final AtomicBoolean drainQueued = new AtomicBoolean();
-  private final Runnable drainTask = this::drain;
+  /** Drains the pool stream on the consumer task, {@link ConsumerContext#DRAIN_BUDGET} frames per run. */
+  private final SerialTask drain;
 
   PoolSession(ConsumerSource source, KvPoolDescriptor descriptor, ConsumerContext context, GlobalView view,
       SourceEvents events) {
@@ -53,6 +53,7 @@ final class PoolSession {
     this.context = context;
     this.view = view;
     this.events = events;
+    this.drain = context.serialTask(source.name + " pool " + pool, this::drainBatch);
   }
 
   /** Closes the stream and fences every pending completion, callback and timer. */
@@ -108,19 +109,19 @@ final class PoolSession {
     stream = s;
     events.replicasChanged();
     s.onAvailable(() -> {
-      if (token.get() == t && drainQueued.compareAndSet(false, true)) {
-        context.execute(drainTask);
+      if (token.get() == t) {
+        drain.signal();
       }
     });
   }
 
-  private void drain() {
-    drainQueued.set(false);
+  /** One drain run; true if the budget ran out with frames perhaps left. */
+  private boolean drainBatch() {
     for (int i = 0; i < ConsumerContext.DRAIN_BUDGET; i++) {
       RelayStream<PoolFrame> s = stream;
       PoolReplica r = replica;
       if (s == null || r == null || dropped || context.closed()) {
-        return;
+        return false;
       }
       PoolFrame frame;
       try {
@@ -128,7 +129,7 @@ final class PoolSession {
       } catch (RelayException e) {
         detach();
         onStreamError(e.reason());
-        return;
+        return false;
       }
       if (frame == null) {
         if (s.isFinished()) {
@@ -137,7 +138,7 @@ final class PoolSession {
           onInvalidated(res.invalidated() && res.termination() != null
               ? res.termination() : ReplicaTermination.END_OF_STREAM);
         }
-        return;
+        return false;
       }
       long now = context.monoUs();
       ReplicaState before = r.state();
@@ -145,11 +146,11 @@ final class PoolSession {
       if (res.invalidated()) {
         detach();
         onInvalidated(Objects.requireNonNull(res.termination()));
-        return;
+        return false;
       }
       if (res.outcome() == PoolReplica.Outcome.REFUSED) {
         context.counters.staleCallback(); // unreachable while the stream is ours: the replica is bound
-        return;
+        return false;
       }
       context.counters.frameApplied();
       view.recordActivity(pool, now);
@@ -160,9 +161,7 @@ final class PoolSession {
         events.replicasChanged();
       }
     }
-    if (drainQueued.compareAndSet(false, true)) {
-      context.execute(drainTask);
-    }
+    return true;
   }
 
   /** The replica invalidated itself (§7.4 step 6): act on the termination's action. */

@@ -2,8 +2,8 @@ package dev.kvrelay.engine.consumer;
 
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
+import dev.kvrelay.engine.actor.SerialTask;
 import dev.kvrelay.engine.wan.RelayStream;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
@@ -24,14 +24,15 @@ abstract class SourceWatch<T> {
   private @Nullable RelayStream<T> stream;
   private final AtomicLong token = new AtomicLong();
   private int failures;
-  private final AtomicBoolean drainQueued = new AtomicBoolean();
-  private final Runnable drainTask = this::drain;
+  /** Drains the stream on the consumer task, {@link ConsumerContext#DRAIN_BUDGET} messages per run. */
+  private final SerialTask drain;
 
   SourceWatch(ConsumerSource source, ConsumerContext context, SourceEvents events, String suffix) {
     this.source = source;
     this.context = context;
     this.events = events;
     this.subscriberId = context.subscriberBase + suffix;
+    this.drain = context.serialTask(subscriberId, this::drainBatch);
   }
 
   abstract RelayStream<T> openStream(String id) throws RelayException;
@@ -57,8 +58,8 @@ abstract class SourceWatch<T> {
     }
     stream = s;
     s.onAvailable(() -> {
-      if (token.get() == t && drainQueued.compareAndSet(false, true)) {
-        context.execute(drainTask);
+      if (token.get() == t) {
+        drain.signal();
       }
     });
   }
@@ -93,12 +94,12 @@ abstract class SourceWatch<T> {
     }, context.backoffNanos(failures));
   }
 
-  private void drain() {
-    drainQueued.set(false);
+  /** One drain run; true if the budget ran out with messages perhaps left. */
+  private boolean drainBatch() {
     for (int i = 0; i < ConsumerContext.DRAIN_BUDGET; i++) {
       RelayStream<T> s = stream;
       if (s == null || context.closed()) {
-        return;
+        return false;
       }
       T m;
       try {
@@ -106,21 +107,19 @@ abstract class SourceWatch<T> {
       } catch (RelayException e) {
         close();
         onEnd(e.reason());
-        return;
+        return false;
       }
       if (m == null) {
         if (s.isFinished()) {
           close();
           onEnd(null);
         }
-        return;
+        return false;
       }
       if (!onMessage(m)) {
-        return;
+        return false;
       }
     }
-    if (drainQueued.compareAndSet(false, true)) {
-      context.execute(drainTask);
-    }
+    return true;
   }
 }

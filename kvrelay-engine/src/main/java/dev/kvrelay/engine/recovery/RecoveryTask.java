@@ -2,11 +2,11 @@ package dev.kvrelay.engine.recovery;
 
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.engine.actor.ActorScheduler;
+import dev.kvrelay.engine.actor.SerialTask;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
 import dev.kvrelay.spi.eventplane.RouterEvent;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -15,8 +15,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Thread-safe (lock-free; nothing blocks but the bounded wait of a delivery thread on a full inbox): the serial task
  * of one pool's recovery on its {@link ActorScheduler}. Live events reach it through a bounded lock-free inbox, all
- * other work (control, timers, answers) through a control queue; at most one run is scheduled at a time, so whatever
- * it runs is confined to it. Backpressure: an inbox event stays there while the pool actor has no room.
+ * other work (control, timers, answers) through a control queue; the runs are a {@link SerialTask} (at most one at a
+ * time, no lost wake-up), so whatever they run is confined to it. Backpressure: an inbox event stays there while the
+ * pool actor has no room.
  */
 final class RecoveryTask {
   private static final Logger LOG = LoggerFactory.getLogger(PoolRecovery.class);
@@ -40,9 +41,8 @@ final class RecoveryTask {
   private final BooleanSupplier releaseHeld;
   private final LiveInbox inbox = new LiveInbox(INBOX_CAPACITY);
   private final ConcurrentLinkedQueue<Runnable> control = new ConcurrentLinkedQueue<>();
-  private final AtomicBoolean scheduled = new AtomicBoolean();
-  private final Runnable runTask = this::run;
-  /** Set by the actor when room freed for an event held back; read after the task's hand-off flag drops. */
+  private final SerialTask task;
+  /** Set when room freed for an event held back (the actor's wake also signals the task); read at a run's end. */
   private volatile boolean roomSignalled;
   @SuppressWarnings("UnnecessaryLambda") // one callback object, handed to the actor on every wait for room
   private final Runnable onRoom = () -> {
@@ -60,6 +60,10 @@ final class RecoveryTask {
     this.inboxWaitNanos = inboxWaitNanos;
     this.inbound = inbound;
     this.releaseHeld = releaseHeld;
+    this.task = new SerialTask(scheduler, this::run, e -> {
+      counters.add(Counter.TASK_FAILURES);
+      LOG.error("pool recovery {}: task failed", pool, e);
+    });
   }
 
   /** What the actor runs once it has room for an event held back: wakes this task. Any thread. */
@@ -140,46 +144,40 @@ final class RecoveryTask {
   }
 
   private void kick() {
-    if (scheduled.compareAndSet(false, true)) {
-      scheduler.execute(runTask);
-    }
+    task.signal();
   }
 
-  private void run() {
+  /** One run: at most {@code MAX_ITEMS_PER_RUN} items; true if work is left (the task yields and runs again). */
+  private boolean run() {
     roomSignalled = false;
     boolean held = false;
-    try {
-      for (int budget = MAX_ITEMS_PER_RUN; budget > 0 && !closed; budget--) {
-        Runnable c = control.poll();
-        try {
-          if (c != null) {
-            c.run();
-            continue;
-          }
-          if (!releaseHeld.getAsBoolean()) {
-            held = true; // events held in a source's buffer go first; the actor wakes this task once it has room
-            break;
-          }
-          RouterEvent next = inbox.peekEvent();
-          if (next == null) {
-            break;
-          }
-          if (!actor.roomFor(next, onRoom)) {
-            held = true; // backpressure: the event stays in the inbox until the actor wakes this task
-            break;
-          }
-          inbox.poll();
-          inbound.accept(inbox.envelope(), inbox.event());
-        } catch (RuntimeException e) {
-          counters.add(Counter.TASK_FAILURES);
-          LOG.error("pool recovery {}: task failed", pool, e);
+    for (int budget = MAX_ITEMS_PER_RUN; budget > 0 && !closed; budget--) {
+      Runnable c = control.poll();
+      try {
+        if (c != null) {
+          c.run();
+          continue;
         }
-      }
-    } finally {
-      scheduled.set(false);
-      if (!closed && (!control.isEmpty() || roomSignalled || (!held && inbox.hasNext()))) {
-        kick();
+        if (!releaseHeld.getAsBoolean()) {
+          held = true; // events held in a source's buffer go first; the actor wakes this task once it has room
+          break;
+        }
+        RouterEvent next = inbox.peekEvent();
+        if (next == null) {
+          break;
+        }
+        if (!actor.roomFor(next, onRoom)) {
+          held = true; // backpressure: the event stays in the inbox until the actor wakes this task
+          break;
+        }
+        inbox.poll();
+        inbound.accept(inbox.envelope(), inbox.event());
+      } catch (RuntimeException e) {
+        // Caught per item (not by the task's handler) so that the rest of the batch still runs.
+        counters.add(Counter.TASK_FAILURES);
+        LOG.error("pool recovery {}: task failed", pool, e);
       }
     }
+    return !closed && (!control.isEmpty() || roomSignalled || (!held && inbox.hasNext()));
   }
 }
