@@ -54,9 +54,8 @@ class ArchitectureTest {
       // dev.kvrelay.engine.consumer: the router side
       "consumer.BackoffPolicy", "consumer.CatalogError", "consumer.CatalogResult", "consumer.CatalogView",
       "consumer.ConsumerStats", "consumer.GlobalViewAnswer", "consumer.GlobalViewMatch", "consumer.LoadSnapshot",
-      "consumer.PoolChange", "consumer.PoolLoad", "consumer.ReadinessSnapshot", "consumer.ReadinessView",
-      "consumer.RelayConsumer", "consumer.RelaySource", "consumer.ReplicaState", "consumer.ReplicaStatus",
-      "consumer.ReplicaTermination", "consumer.StreamOrderException",
+      "consumer.PoolChange", "consumer.PoolLoad", "consumer.ReadinessSnapshot", "consumer.RelayConsumer",
+      "consumer.RelaySource", "consumer.ReplicaState", "consumer.ReplicaStatus", "consumer.ReplicaTermination",
       // dev.kvrelay.engine.stats: the counters stats() returns
       "stats.ActorState", "stats.HubRegistryStats", "stats.LoadCounters", "stats.PoolActorStats",
       "stats.QueryFailureKind", "stats.RecoveryStats", "stats.StreamStats", "stats.WanStreamStats",

@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Immutable and thread-safe: the published state of one {@link ReadinessView} (wan-grpc.md §5, §7.5).
+ * Immutable and thread-safe: the published state of one {@code ReadinessView} (wan-grpc.md §5, §7.5).
  * A quarantined entry (unknown state or role, malformed, or its key listed twice) has no state at all: it
  * is never read as READY nor as any other state.
  *

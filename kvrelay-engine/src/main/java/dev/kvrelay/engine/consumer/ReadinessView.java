@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * entry whose key cannot be read is dropped (counted); a key listed twice is quarantined (fail closed). An
  * error changes nothing.
  */
-public final class ReadinessView {
+final class ReadinessView {
 
   /** Immutable: what an accepted snapshot did. */
   public enum Outcome {

@@ -6,7 +6,7 @@ import dev.kvrelay.engine.wan.RelayStream;
 
 /**
  * Not thread-safe: confined to the consumer task (see {@link SourceWatch}) — a source's readiness stream, feeding
- * its {@link ReadinessView}.
+ * its {@code ReadinessView}.
  */
 final class ReadinessWatch extends ViewWatch<ReadinessUpdate> {
   static final String SUFFIX = "/readiness";

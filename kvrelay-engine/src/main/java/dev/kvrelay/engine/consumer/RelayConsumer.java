@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * <p>This class is the facade and its builder; the work is split by job, all on the one consumer task:
  * <ul>
  *   <li>source supervision ({@link SourceSupervisor}): per source, as independent state machines (§7.1), the
- *       catalog ({@link CatalogView}), the readiness ({@link ReadinessView}) and the pool load ({@code LoadView}),
+ *       catalog ({@link CatalogView}), the readiness ({@code ReadinessView}) and the pool load ({@code LoadView}),
  *       each fed by its stream ({@link CatalogWatch}, {@link ReadinessWatch}, {@link LoadWatch});
  *   <li>lane reconciliation ({@link LaneReconciler}): a catalog change is reconciled against the global view —
  *       pools of the domain that are new, or listed with a new ProducerKey, are assigned a lane and subscribed;

@@ -6,7 +6,7 @@ import java.util.Objects;
  * Immutable and thread-safe: a readiness snapshot or load window broke its stream's ordering rule
  * (wan-grpc.md §5, §7.5); the message changed nothing and the owner reopens the stream.
  */
-public final class StreamOrderException extends Exception {
+final class StreamOrderException extends Exception {
   private static final long serialVersionUID = 1L;
 
   /** Immutable: which ordering rule was broken. */

@@ -303,7 +303,7 @@ class RelayGrpcClientTest {
       dev.kvrelay.engine.wan.ReadinessUpdate update = next(s);
       assertThat(update.revision()).isEqualTo(2);
       assertThat(update.entries().size() + update.quarantined().size()).isEqualTo(2);
-      dev.kvrelay.engine.consumer.ReadinessView view = new dev.kvrelay.engine.consumer.ReadinessView();
+      dev.kvrelay.engine.consumer.ReadinessViewProbe view = new dev.kvrelay.engine.consumer.ReadinessViewProbe();
       view.apply(update, 1);
       assertThat(view.snapshot().entries()).containsOnlyKeys(new dev.kvrelay.engine.wan.ModelKey("prod", "mistral"));
       assertThat(view.snapshot().quarantined()).containsOnlyKeys(new dev.kvrelay.engine.wan.ModelKey("prod", "llama"));
@@ -339,7 +339,7 @@ class RelayGrpcClientTest {
       assertThat(r.client.stats().quarantinedReadinessEntries()).isEqualTo(3);
       assertThat(r.client.stats().rejectedMessages()).isEqualTo(1);
 
-      dev.kvrelay.engine.consumer.ReadinessView view = new dev.kvrelay.engine.consumer.ReadinessView();
+      dev.kvrelay.engine.consumer.ReadinessViewProbe view = new dev.kvrelay.engine.consumer.ReadinessViewProbe();
       view.apply(first, 1);
       assertThat(view.snapshot().entries()).containsOnlyKeys(new dev.kvrelay.engine.wan.ModelKey("prod", "mistral"));
       assertThat(view.snapshot().quarantined()).hasSize(2);

@@ -6,7 +6,7 @@ import static org.quicktheories.QuickTheory.qt;
 import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.engine.consumer.ReadinessSnapshot;
-import dev.kvrelay.engine.consumer.ReadinessView;
+import dev.kvrelay.engine.consumer.ReadinessViewProbe;
 import dev.kvrelay.engine.wan.CatalogUpdate;
 import dev.kvrelay.engine.wan.PoolFrame;
 import dev.kvrelay.engine.wan.TopologyEntry;
@@ -100,10 +100,10 @@ class WireCodecRoundTripProperties {
         entries.add(validate(() -> TopologyEntryValidator.validate(e)));
       }
       assertThat(entries).isEqualTo(topo.entries());
-      ReadinessView view = new ReadinessView();
+      ReadinessViewProbe view = new ReadinessViewProbe();
       validate(() -> view.applyWire(wire.revision(), wire.entries(), 5));
       ReadinessSnapshot viaWire = view.snapshot();
-      ReadinessView direct = new ReadinessView();
+      ReadinessViewProbe direct = new ReadinessViewProbe();
       validate(() -> direct.apply(topo, 5));
       assertThat(viaWire).isEqualTo(direct.snapshot());
     });
