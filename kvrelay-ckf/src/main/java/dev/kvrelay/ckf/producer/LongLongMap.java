@@ -42,7 +42,7 @@ final class LongLongMap {
   private int oldCapacity;
   private int oldSize;
   private int cursor;
-  /** Old-table slots the last mutating call moved or skipped (for tests of the per-call bound). */
+  /** Old-table slots the last migrating call moved or skipped (for tests of the per-call bound). */
   int lastMigrationWork;
 
   private static final long[] EMPTY = new long[0];
@@ -170,13 +170,14 @@ final class LongLongMap {
       zeroValue = value;
       return;
     }
-    lastMigrationWork = 0;
     if (oldKeys != null) {
       migrate(migrationBudget);
     }
     if (arraySize + oldSize >= maxFill) {
       if (oldKeys != null) {
+        int before = lastMigrationWork;
         migrate(Integer.MAX_VALUE);
+        lastMigrationWork += before;
       }
       if (capacity < incrementalFrom) {
         rehash();
@@ -228,7 +229,6 @@ final class LongLongMap {
       shiftOut(old(), oldValues, oldCapacity, index - capacity - 1);
       oldSize--;
     }
-    lastMigrationWork = 0;
     if (oldKeys != null) {
       migrate(migrationBudget);
     }
@@ -348,7 +348,7 @@ final class LongLongMap {
       }
       work++;
     }
-    lastMigrationWork += work;
+    lastMigrationWork = work;
     if (cursor >= oldCapacity) {
       if (oldSize != 0) {
         throw new IllegalStateException("migration left " + oldSize + " entries behind");

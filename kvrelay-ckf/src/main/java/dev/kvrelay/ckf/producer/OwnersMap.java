@@ -151,7 +151,7 @@ final class OwnersMap {
   private @Nullable Table old;
   private int oldSize;
   private int cursor;
-  /** Old-table slots the last mutating call moved or skipped (for tests of the per-call bound). */
+  /** Old-table slots the last migrating call moved or skipped (for tests of the per-call bound). */
   int lastMigrationWork;
 
   private final int migrationBudget;
@@ -307,13 +307,14 @@ final class OwnersMap {
       zeroResident = resident;
       return capacity;
     }
-    lastMigrationWork = 0;
     if (old != null) {
       migrate(migrationBudget);
     }
     if (arraySize + oldSize >= maxFill) {
       if (old != null) {
+        int before = lastMigrationWork;
         migrate(Integer.MAX_VALUE);
+        lastMigrationWork += before;
       }
       if (capacity < incrementalFrom) {
         rehash();
@@ -340,7 +341,6 @@ final class OwnersMap {
       old().shiftOut(index - capacity - 1);
       oldSize--;
     }
-    lastMigrationWork = 0;
     if (old != null) {
       migrate(migrationBudget);
     }
@@ -415,7 +415,7 @@ final class OwnersMap {
       }
       work++;
     }
-    lastMigrationWork += work;
+    lastMigrationWork = work;
     if (cursor >= o.cap) {
       if (oldSize != 0) {
         throw new IllegalStateException("migration left " + oldSize + " entries behind");
