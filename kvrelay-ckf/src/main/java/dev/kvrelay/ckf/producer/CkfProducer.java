@@ -266,7 +266,7 @@ public final class CkfProducer {
       return CkfOutcome.OK;
     }
     CkfOutcome first = CkfOutcome.OK;
-    for (int i = 0; i <= lineage.capacity(); i++) {
+    for (int i = 0; i < lineage.indexLimit(); i++) {
       if (lineage.isOccupied(i)) {
         CkfOutcome released = releaseOwner(lineage.valueAt(i));
         if (first == CkfOutcome.OK) {

@@ -1,31 +1,177 @@
 package dev.kvrelay.ckf.producer;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Not thread-safe: confined to the pool actor. Canonical hash → {owners: u32, resident: bool}: a Robin
- * Hood open-addressing map like
- * {@link LongLongMap} (arbitrary capacity, ≤ 90 % load, 25 % growth, backward-shift deletion), storing
- * the owner count in an {@code int[]} (read as unsigned) and the resident flags in a parallel bitset:
- * 12⅛ bytes per slot. Canonical hash 0 is kept outside the arrays.
+ * Hood open-addressing map like {@link LongLongMap} (arbitrary capacity, ≤ 90 % load, 25 % growth,
+ * backward-shift deletion, incremental growth with the same index layout and per-call migration bound),
+ * storing the owner count in an {@code int[]} (read as unsigned) and the resident flags in a parallel
+ * bitset: 12⅛ bytes per slot. Canonical hash 0 is kept outside the arrays.
  *
- * <p>Entries are addressed by index as in {@link LongLongMap}; index {@code capacity()} is hash 0.
+ * <p>Entries are addressed by index as in {@link LongLongMap}; index {@code capacity()} is hash 0 and
+ * {@code capacity() + 1 + slot} an old-table slot while migrating.
  */
 final class OwnersMap {
   static final int MISSING = -1;
   /** The largest owner count ({@code u32::MAX}). */
   static final long MAX_OWNERS = 0xFFFF_FFFFL;
+  /** Old-table slots one insertion or removal moves at most while migrating. */
+  static final int MIGRATION_BUDGET = LongLongMap.MIGRATION_BUDGET;
+  /** The smallest capacity that grows incrementally, as {@link LongLongMap#INCREMENTAL_FROM}. */
+  static final int INCREMENTAL_FROM = LongLongMap.INCREMENTAL_FROM;
 
-  private long[] keys;
-  private int[] owners;
-  private long[] residentBits;
+  /** Not thread-safe: confined to its map's thread. One table's key, owner-count and resident-bit arrays. */
+  private static final class Table {
+    final long[] keys;
+    final int[] owners;
+    final long[] bits;
+    final int cap;
+
+    Table(int cap) {
+      this.keys = new long[cap];
+      this.owners = new int[cap];
+      this.bits = new long[(cap + 63) >>> 6];
+      this.cap = cap;
+    }
+
+    Table(Table t) {
+      this.keys = t.keys.clone();
+      this.owners = t.owners.clone();
+      this.bits = t.bits.clone();
+      this.cap = t.cap;
+    }
+
+    boolean bit(int i) {
+      return (bits[i >>> 6] & (1L << i)) != 0;
+    }
+
+    void setBit(int i, boolean value) {
+      if (value) {
+        bits[i >>> 6] |= 1L << i;
+      } else {
+        bits[i >>> 6] &= ~(1L << i);
+      }
+    }
+
+    int distance(int slot, long key) {
+      int home = HashMix.home(key, cap);
+      return slot >= home ? slot - home : slot - home + cap;
+    }
+
+    int find(long key) {
+      long[] k = keys;
+      int i = HashMix.home(key, cap);
+      for (int d = 0; ; d++) {
+        long cur = k[i];
+        if (cur == key) {
+          return i;
+        }
+        if (cur == 0 || distance(i, cur) < d) {
+          return MISSING;
+        }
+        if (++i == cap) {
+          i = 0;
+        }
+      }
+    }
+
+    /** Places an absent key; returns the slot the given key landed in. */
+    int place(long key, int ownerCount, boolean resident) {
+      long[] k = keys;
+      int[] o = owners;
+      int i = HashMix.home(key, cap);
+      int d = 0;
+      int landed = -1;
+      while (true) {
+        long cur = k[i];
+        if (cur == 0) {
+          k[i] = key;
+          o[i] = ownerCount;
+          setBit(i, resident);
+          return landed < 0 ? i : landed;
+        }
+        int curDistance = distance(i, cur);
+        if (curDistance < d) {
+          if (landed < 0) {
+            landed = i;
+          }
+          int curOwners = o[i];
+          boolean curResident = bit(i);
+          k[i] = key;
+          o[i] = ownerCount;
+          setBit(i, resident);
+          key = cur;
+          ownerCount = curOwners;
+          resident = curResident;
+          d = curDistance;
+        }
+        if (++i == cap) {
+          i = 0;
+        }
+        d++;
+      }
+    }
+
+    /** Backward-shift deletion of slot {@code hole}. */
+    void shiftOut(int hole) {
+      long[] k = keys;
+      int[] o = owners;
+      int next = hole + 1 == cap ? 0 : hole + 1;
+      while (true) {
+        long cur = k[next];
+        if (cur == 0 || distance(next, cur) == 0) {
+          break;
+        }
+        k[hole] = cur;
+        o[hole] = o[next];
+        setBit(hole, bit(next));
+        hole = next;
+        next = next + 1 == cap ? 0 : next + 1;
+      }
+      k[hole] = 0;
+      o[hole] = 0;
+      setBit(hole, false);
+    }
+
+    long bytes() {
+      return HashMix.arrayBytes(keys.length, 8) + HashMix.arrayBytes(owners.length, 4)
+          + HashMix.arrayBytes(bits.length, 8);
+    }
+  }
+
+  private Table table;
   private int capacity;
   private int maxFill;
   private int arraySize;
   private boolean hasZeroKey;
   private int zeroOwners;
   private boolean zeroResident;
+  /** The table being drained, or null when not migrating. */
+  private @Nullable Table old;
+  private int oldSize;
+  private int cursor;
+  /** Old-table slots the last migrating call moved or skipped (for tests of the per-call bound). */
+  int lastMigrationWork;
+
+  private final int migrationBudget;
+  private final int incrementalFrom;
 
   OwnersMap(int initialCapacity) {
-    allocate(Math.max(8, initialCapacity));
+    this(initialCapacity, MIGRATION_BUDGET, INCREMENTAL_FROM);
+  }
+
+  /**
+   * A map moving at most {@code migrationBudget} old slots per mutating call once its capacity is at least
+   * {@code incrementalFrom} (smaller tables grow by one full rehash); tests use small values of both.
+   */
+  OwnersMap(int initialCapacity, int migrationBudget, int incrementalFrom) {
+    if (migrationBudget < 1) {
+      throw new IllegalArgumentException("migration budget must be positive: " + migrationBudget);
+    }
+    this.migrationBudget = migrationBudget;
+    this.incrementalFrom = incrementalFrom;
+    table = allocate(Math.max(8, initialCapacity));
   }
 
   /** The smallest capacity whose load limit holds {@code entries} (capped at the largest capacity). */
@@ -47,42 +193,44 @@ final class OwnersMap {
     return capacityFor(expected > Long.MAX_VALUE / 2 ? expected : expected + expected / 4);
   }
 
-  private void allocate(int cap) {
-    keys = new long[cap];
-    owners = new int[cap];
-    residentBits = new long[(cap + 63) >>> 6];
+  private Table allocate(int cap) {
+    Table t = new Table(cap);
     capacity = cap;
     maxFill = HashMix.maxFill(cap);
     arraySize = 0;
+    return t;
   }
 
   int size() {
-    return arraySize + (hasZeroKey ? 1 : 0);
+    return arraySize + oldSize + (hasZeroKey ? 1 : 0);
   }
 
   int capacity() {
     return capacity;
   }
 
+  /** One past the largest index: iterate {@code 0 ≤ i < indexLimit()} to see every entry exactly once. */
+  int indexLimit() {
+    Table o = old;
+    return o == null ? capacity + 1 : capacity + 1 + o.cap;
+  }
+
+  /** True while entries remain in the old table. */
+  boolean migrating() {
+    return old != null;
+  }
+
   int indexOf(long key) {
     if (key == 0) {
       return hasZeroKey ? capacity : MISSING;
     }
-    long[] k = keys;
-    int cap = capacity;
-    int i = HashMix.home(key, cap);
-    for (int d = 0; ; d++) {
-      long cur = k[i];
-      if (cur == key) {
-        return i;
-      }
-      if (cur == 0 || distance(i, cur) < d) {
-        return MISSING;
-      }
-      if (++i == cap) {
-        i = 0;
-      }
+    int i = table.find(key);
+    Table o = old;
+    if (i != MISSING || o == null) {
+      return i;
     }
+    int j = o.find(key);
+    return j == MISSING ? MISSING : capacity + 1 + j;
   }
 
   /**
@@ -91,40 +239,60 @@ final class OwnersMap {
    * them up lets their cache misses overlap.
    */
   long touch(long key) {
+    Table t = table;
     int i = HashMix.home(key, capacity);
-    return keys[i] ^ owners[i] ^ residentBits[i >>> 6];
+    return t.keys[i] ^ t.owners[i] ^ t.bits[i >>> 6];
   }
 
   boolean isOccupied(int index) {
-    return index == capacity ? hasZeroKey : keys[index] != 0;
+    if (index < capacity) {
+      return table.keys[index] != 0;
+    }
+    return index == capacity ? hasZeroKey : old().keys[index - capacity - 1] != 0;
   }
 
   long keyAt(int index) {
-    return index == capacity ? 0L : keys[index];
+    if (index < capacity) {
+      return table.keys[index];
+    }
+    return index == capacity ? 0L : old().keys[index - capacity - 1];
   }
 
   /** Owner count at {@code index}, unsigned. */
   long ownersAt(int index) {
-    return Integer.toUnsignedLong(index == capacity ? zeroOwners : owners[index]);
+    int raw;
+    if (index < capacity) {
+      raw = table.owners[index];
+    } else {
+      raw = index == capacity ? zeroOwners : old().owners[index - capacity - 1];
+    }
+    return Integer.toUnsignedLong(raw);
   }
 
   void setOwnersAt(int index, long count) {
-    if (index == capacity) {
+    if (index < capacity) {
+      table.owners[index] = (int) count;
+    } else if (index == capacity) {
       zeroOwners = (int) count;
     } else {
-      owners[index] = (int) count;
+      old().owners[index - capacity - 1] = (int) count;
     }
   }
 
   boolean residentAt(int index) {
-    return index == capacity ? zeroResident : bit(index);
+    if (index < capacity) {
+      return table.bit(index);
+    }
+    return index == capacity ? zeroResident : old().bit(index - capacity - 1);
   }
 
   void setResidentAt(int index, boolean resident) {
-    if (index == capacity) {
+    if (index < capacity) {
+      table.setBit(index, resident);
+    } else if (index == capacity) {
       zeroResident = resident;
     } else {
-      setBit(index, resident);
+      old().setBit(index - capacity - 1, resident);
     }
   }
 
@@ -139,50 +307,24 @@ final class OwnersMap {
       zeroResident = resident;
       return capacity;
     }
-    if (arraySize >= maxFill) {
-      grow();
+    if (old != null) {
+      migrate(migrationBudget);
     }
-    int at = place(key, (int) ownerCount, resident);
+    if (arraySize + oldSize >= maxFill) {
+      if (old != null) {
+        int before = lastMigrationWork;
+        migrate(Integer.MAX_VALUE);
+        lastMigrationWork += before;
+      }
+      if (capacity < incrementalFrom) {
+        rehash();
+      } else {
+        startGrowth();
+      }
+    }
+    int at = table.place(key, (int) ownerCount, resident);
     arraySize++;
     return at;
-  }
-
-  /** Places an absent key; returns the slot the given key landed in. */
-  private int place(long key, int ownerCount, boolean resident) {
-    long[] k = keys;
-    int[] o = owners;
-    int cap = capacity;
-    int i = HashMix.home(key, cap);
-    int d = 0;
-    int landed = -1;
-    while (true) {
-      long cur = k[i];
-      if (cur == 0) {
-        k[i] = key;
-        o[i] = ownerCount;
-        setBit(i, resident);
-        return landed < 0 ? i : landed;
-      }
-      int curDistance = distance(i, cur);
-      if (curDistance < d) {
-        if (landed < 0) {
-          landed = i;
-        }
-        int curOwners = o[i];
-        boolean curResident = bit(i);
-        k[i] = key;
-        o[i] = ownerCount;
-        setBit(i, resident);
-        key = cur;
-        ownerCount = curOwners;
-        resident = curResident;
-        d = curDistance;
-      }
-      if (++i == cap) {
-        i = 0;
-      }
-      d++;
-    }
   }
 
   void removeAt(int index) {
@@ -192,60 +334,95 @@ final class OwnersMap {
       zeroResident = false;
       return;
     }
-    long[] k = keys;
-    int[] o = owners;
-    int cap = capacity;
-    int hole = index;
-    int next = hole + 1 == cap ? 0 : hole + 1;
-    while (true) {
-      long cur = k[next];
-      if (cur == 0 || distance(next, cur) == 0) {
-        break;
-      }
-      k[hole] = cur;
-      o[hole] = o[next];
-      setBit(hole, bit(next));
-      hole = next;
-      next = next + 1 == cap ? 0 : next + 1;
+    if (index < capacity) {
+      table.shiftOut(index);
+      arraySize--;
+    } else {
+      old().shiftOut(index - capacity - 1);
+      oldSize--;
     }
-    k[hole] = 0;
-    o[hole] = 0;
-    setBit(hole, false);
-    arraySize--;
+    if (old != null) {
+      migrate(migrationBudget);
+    }
   }
 
   long footprintBytes() {
-    return 56 + HashMix.arrayBytes(keys.length, 8) + HashMix.arrayBytes(owners.length, 4)
-        + HashMix.arrayBytes(residentBits.length, 8);
+    Table o = old;
+    return 56 + table.bytes() + (o == null ? 0 : o.bytes());
   }
 
-  private boolean bit(int i) {
-    return (residentBits[i >>> 6] & (1L << i)) != 0;
+  /** A deep copy (for tests). */
+  OwnersMap copy() {
+    OwnersMap c = new OwnersMap(8, migrationBudget, incrementalFrom);
+    c.table = new Table(table);
+    c.capacity = capacity;
+    c.maxFill = maxFill;
+    c.arraySize = arraySize;
+    c.hasZeroKey = hasZeroKey;
+    c.zeroOwners = zeroOwners;
+    c.zeroResident = zeroResident;
+    Table o = old;
+    c.old = o == null ? null : new Table(o);
+    c.oldSize = oldSize;
+    c.cursor = cursor;
+    return c;
   }
 
-  private void setBit(int i, boolean value) {
-    if (value) {
-      residentBits[i >>> 6] |= 1L << i;
-    } else {
-      residentBits[i >>> 6] &= ~(1L << i);
+  private Table old() {
+    Table o = old;
+    if (o == null) {
+      throw new IllegalStateException("not migrating");
     }
+    return o;
   }
 
-  private int distance(int slot, long key) {
-    int home = HashMix.home(key, capacity);
-    return slot >= home ? slot - home : slot - home + capacity;
-  }
-
-  private void grow() {
-    long[] oldKeys = keys;
-    int[] oldOwners = owners;
-    long[] oldBits = residentBits;
-    allocate(HashMix.grownCapacity(capacity));
-    for (int i = 0; i < oldKeys.length; i++) {
-      if (oldKeys[i] != 0) {
-        place(oldKeys[i], oldOwners[i], (oldBits[i >>> 6] & (1L << i)) != 0);
-        arraySize++;
+  /** The eager growth step: every old entry re-placed, in slot order, within this call. */
+  private void rehash() {
+    Table o = table;
+    int n = arraySize;
+    Table t = allocate(HashMix.grownCapacity(capacity));
+    for (int i = 0; i < o.cap; i++) {
+      if (o.keys[i] != 0) {
+        t.place(o.keys[i], o.owners[i], o.bit(i));
       }
+    }
+    arraySize = n;
+    table = t;
+  }
+
+  private void startGrowth() {
+    Table o = table;
+    oldSize = arraySize;
+    cursor = 0;
+    table = allocate(HashMix.grownCapacity(capacity));
+    old = oldSize == 0 ? null : o;
+  }
+
+  /** As {@code LongLongMap.migrate}: at most {@code budget} moves or skipped slots at the cursor. */
+  private void migrate(int budget) {
+    Table o = old();
+    Table t = table;
+    int work = 0;
+    while (work < budget && cursor < o.cap) {
+      long key = o.keys[cursor];
+      if (key != 0) {
+        t.place(key, o.owners[cursor], o.bit(cursor));
+        arraySize++;
+        o.shiftOut(cursor);
+        oldSize--;
+      } else {
+        cursor++;
+      }
+      work++;
+    }
+    lastMigrationWork = work;
+    if (cursor >= o.cap) {
+      if (oldSize != 0) {
+        throw new IllegalStateException("migration left " + oldSize + " entries behind");
+      }
+      old = null;
+      oldSize = 0;
+      cursor = 0;
     }
   }
 }

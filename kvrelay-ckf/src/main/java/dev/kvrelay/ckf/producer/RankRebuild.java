@@ -87,7 +87,7 @@ final class RankRebuild {
 
   /** Adds every mapping of {@code lineage}; false on owner overflow. */
   private boolean install(LongLongMap lineage) {
-    for (int i = 0; i <= lineage.capacity(); i++) {
+    for (int i = 0; i < lineage.indexLimit(); i++) {
       if (!lineage.isOccupied(i)) {
         continue;
       }

@@ -32,7 +32,7 @@ record ProducerState(
     }
     Map<Long, List<Object>> owners = new TreeMap<>(Long::compareUnsigned);
     OwnersMap o = p.ownersMap();
-    for (int i = 0; i <= o.capacity(); i++) {
+    for (int i = 0; i < o.indexLimit(); i++) {
       if (o.isOccupied(i)) {
         owners.put(o.keyAt(i), List.of(o.ownersAt(i), o.residentAt(i)));
       }
@@ -48,7 +48,7 @@ record ProducerState(
 
   static Map<Long, Long> lineageOf(LongLongMap l) {
     Map<Long, Long> out = new TreeMap<>(Long::compareUnsigned);
-    for (int i = 0; i <= l.capacity(); i++) {
+    for (int i = 0; i < l.indexLimit(); i++) {
       if (l.isOccupied(i)) {
         out.put(l.keyAt(i), l.valueAt(i));
       }
