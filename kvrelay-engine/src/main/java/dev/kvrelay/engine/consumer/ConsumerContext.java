@@ -49,10 +49,14 @@ final class ConsumerContext {
 
   /**
    * A serial drain on the consumer task ({@code what} names it in the log): an exception of {@code body} is logged
-   * and counted in the task's {@link SerialTask#failures()}, and the next signal drains again.
+   * and counted in {@link ConsumerStats#drainFailures()} (the stats outlive the drain, which a detach or reset
+   * replaces), and the next signal drains again.
    */
   SerialTask serialTask(String what, SerialTask.Body body) {
-    return new SerialTask(scheduler, body, e -> LOG.error("consumer {}: {} drain failed", subscriberBase, what, e));
+    return new SerialTask(scheduler, body, e -> {
+      counters.drainFailed();
+      LOG.error("consumer {}: {} drain failed", subscriberBase, what, e);
+    });
   }
 
   /** Runs {@code task} on the consumer task after {@code delayNanos} (any thread). */

@@ -27,6 +27,7 @@ final class ConsumerCounters {
   private final AtomicLong quarantinedDescriptors = new AtomicLong();
   private final AtomicLong refusedLanes = new AtomicLong();
   private final AtomicLong staleCallbacks = new AtomicLong();
+  private final AtomicLong drainFailures = new AtomicLong();
 
   private static void increment(AtomicLong counter) {
     counter.lazySet(counter.get() + 1);
@@ -84,12 +85,16 @@ final class ConsumerCounters {
     increment(staleCallbacks);
   }
 
+  void drainFailed() {
+    increment(drainFailures);
+  }
+
   /** The counters now. */
   ConsumerStats snapshot() {
     return new ConsumerStats(subscriptions.get(), resubscriptions.get(), framesApplied.get(),
         toMap(ReplicaTermination.values(), invalidations), toMap(RelayErrorReason.values(), poolStreamErrors),
         toMap(CatalogError.values(), catalogRejections), watchErrors.get(), reconnects.get(), sourcesStopped.get(),
-        quarantinedDescriptors.get(), refusedLanes.get(), staleCallbacks.get());
+        quarantinedDescriptors.get(), refusedLanes.get(), staleCallbacks.get(), drainFailures.get());
   }
 
   private static <E extends Enum<E>> Map<E, Long> toMap(E[] values, AtomicLongArray counts) {

@@ -19,6 +19,8 @@ import java.util.Map;
  * @param quarantinedDescriptors catalog descriptors quarantined (per applied revision)
  * @param refusedLanes pools of the domain the global view refused (full, duplicate dc, other format or semantics)
  * @param staleCallbacks completions and timers that arrived for a superseded subscription and were ignored
+ * @param drainFailures exceptions thrown while draining a stream on the consumer task (pool frames, catalog,
+ *     readiness or load messages), each logged at ERROR; the drain survives and drains again on the next message
  */
 public record ConsumerStats(
     long subscriptions,
@@ -32,7 +34,8 @@ public record ConsumerStats(
     long sourcesStopped,
     long quarantinedDescriptors,
     long refusedLanes,
-    long staleCallbacks) {
+    long staleCallbacks,
+    long drainFailures) {
 
   /** Copies the maps. */
   public ConsumerStats {

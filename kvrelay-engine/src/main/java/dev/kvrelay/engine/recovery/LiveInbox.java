@@ -76,11 +76,6 @@ final class LiveInbox {
     return sequence.get(idx) == head + 1 ? events[idx] : null;
   }
 
-  /** True if a pair is ready. Consumer only. */
-  boolean hasNext() {
-    return sequence.get((int) (head & mask)) == head + 1;
-  }
-
   EventEnvelope envelope() {
     EventEnvelope e = polledEnvelope;
     if (e == null) {

@@ -42,13 +42,8 @@ final class RecoveryTask {
   private final LiveInbox inbox = new LiveInbox(INBOX_CAPACITY);
   private final ConcurrentLinkedQueue<Runnable> control = new ConcurrentLinkedQueue<>();
   private final SerialTask task;
-  /** Set when room freed for an event held back (the actor's wake also signals the task); read at a run's end. */
-  private volatile boolean roomSignalled;
-  @SuppressWarnings("UnnecessaryLambda") // one callback object, handed to the actor on every wait for room
-  private final Runnable onRoom = () -> {
-    roomSignalled = true;
-    kick();
-  };
+  /** One callback object, handed to the actor on every wait for room: signals the task. */
+  private final Runnable onRoom = this::kick;
   private volatile boolean closed;
 
   RecoveryTask(KvPoolId pool, ActorScheduler scheduler, PoolCommandSink actor, Counters counters, long inboxWaitNanos,
@@ -71,9 +66,12 @@ final class RecoveryTask {
     return onRoom;
   }
 
-  /** The actor already had room when asked: the next run re-feeds the held events. Serial task. */
+  /**
+   * The actor already had room when asked: signals the task, so that (signalled while it runs) one more run follows
+   * and re-feeds the held events. Serial task.
+   */
   void signalRoom() {
-    roomSignalled = true;
+    kick();
   }
 
   /** True once {@link #stop()} ran. Any thread. */
@@ -147,11 +145,15 @@ final class RecoveryTask {
     task.signal();
   }
 
-  /** One run: at most {@code MAX_ITEMS_PER_RUN} items; true if work is left (the task yields and runs again). */
+  /**
+   * One run: at most {@code MAX_ITEMS_PER_RUN} items; true if the budget ran out (the task yields and runs again).
+   * Every other way to stop leaves no work unannounced: each {@link #post}, {@link #offerLive} and room wake-up
+   * ({@link #onRoom()}, {@link #signalRoom()}) signals the task, and a signal while a run is under way causes one
+   * more run ({@link SerialTask}), so work queued after this run looked is picked up by the next one.
+   */
   private boolean run() {
-    roomSignalled = false;
-    boolean held = false;
-    for (int budget = MAX_ITEMS_PER_RUN; budget > 0 && !closed; budget--) {
+    int budget = MAX_ITEMS_PER_RUN;
+    for (; budget > 0 && !closed; budget--) {
       Runnable c = control.poll();
       try {
         if (c != null) {
@@ -159,16 +161,14 @@ final class RecoveryTask {
           continue;
         }
         if (!releaseHeld.getAsBoolean()) {
-          held = true; // events held in a source's buffer go first; the actor wakes this task once it has room
-          break;
+          break; // events held in a source's buffer go first; the actor wakes this task once it has room
         }
         RouterEvent next = inbox.peekEvent();
         if (next == null) {
           break;
         }
         if (!actor.roomFor(next, onRoom)) {
-          held = true; // backpressure: the event stays in the inbox until the actor wakes this task
-          break;
+          break; // backpressure: the event stays in the inbox until the actor wakes this task
         }
         inbox.poll();
         inbound.accept(inbox.envelope(), inbox.event());
@@ -178,6 +178,6 @@ final class RecoveryTask {
         LOG.error("pool recovery {}: task failed", pool, e);
       }
     }
-    return !closed && (!control.isEmpty() || roomSignalled || (!held && inbox.hasNext()));
+    return budget == 0 && !closed;
   }
 }

@@ -13,6 +13,7 @@ final class QueueStream<T> implements RelayStream<T> {
   private boolean ended;
   private boolean closed;
   private Runnable callback = () -> {};
+  private @Nullable RuntimeException nextPollFailure;
 
   /** Queues a message (dropped if the consumer closed the stream) and signals availability. */
   void push(T message) {
@@ -47,6 +48,11 @@ final class QueueStream<T> implements RelayStream<T> {
     cb.run();
   }
 
+  /** Makes the next poll throw {@code bug} (an unchecked failure of the transport), the queue left as it is. */
+  synchronized void failNextPoll(RuntimeException bug) {
+    nextPollFailure = bug;
+  }
+
   synchronized boolean isClosed() {
     return closed;
   }
@@ -57,6 +63,11 @@ final class QueueStream<T> implements RelayStream<T> {
 
   @Override
   public synchronized @Nullable T poll() throws RelayException {
+    RuntimeException bug = nextPollFailure;
+    if (bug != null) {
+      nextPollFailure = null;
+      throw bug;
+    }
     T m = queue.poll();
     if (m != null) {
       return m;

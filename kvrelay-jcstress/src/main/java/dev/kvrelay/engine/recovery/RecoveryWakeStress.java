@@ -27,11 +27,11 @@ import org.openjdk.jcstress.infra.results.III_Result;
 
 /**
  * Not thread-safe by itself (each nested class is one jcstress state): the wake-up hand-off between the real
- * {@link RecoveryTask} (its {@code scheduled} flag and {@code roomSignalled}) and the real {@link PoolActor}'s
- * {@code roomFor}/{@code wakeWaiter}, wired as {@code PoolRuntime} wires them (the sink forwards {@code roomFor}
- * to the actor). A live event the actor has no room for stays in the inbox; the actor must wake the task once room
- * frees, whether the wake comes while the task still runs (its {@code finally} re-checks {@code roomSignalled})
- * or after it ended (the wake's own {@code kick} schedules a run).
+ * {@link RecoveryTask} (its {@code SerialTask}: a signal while a run is under way causes one more run) and the
+ * real {@link PoolActor}'s {@code roomFor}/{@code wakeWaiter}, wired as {@code PoolRuntime} wires them (the sink
+ * forwards {@code roomFor} to the actor). A live event the actor has no room for stays in the inbox; the actor must
+ * wake the task once room frees, whether the wake comes while the task still runs (the wake's signal then asks for
+ * one more run) or after it ended (the signal schedules a run).
  */
 public final class RecoveryWakeStress {
   private RecoveryWakeStress() {}
