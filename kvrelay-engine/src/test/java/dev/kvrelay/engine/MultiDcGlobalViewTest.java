@@ -137,6 +137,14 @@ class MultiDcGlobalViewTest {
       }
       assertThat(exactBlocks).as("the run is not vacuous: many cached prefix blocks").isGreaterThan(PROMPTS * 3L);
       assertThat(falsePositives).as("fingerprint false positives stay rare").isLessThanOrEqualTo(PROMPTS * DCS.length / 100);
+      // Each source's catalog as the consumer applied it: the relay's identity and its one pool, by the caller's name.
+      for (int i = 0; i < DCS.length; i++) {
+        RelayHarness h = dcs.get(i);
+        dev.kvrelay.engine.wan.CatalogSnapshot c = consumer.catalog(DCS[i]).orElseThrow();
+        assertThat(c.identity()).isEqualTo(h.engine.identity());
+        assertThat(c.pools()).containsExactly(h.pool(RelayHarness.ep("ns/backend/generate")));
+      }
+      assertThat(consumer.catalog("no-such-dc")).isEmpty();
       dev.kvrelay.engine.consumer.ConsumerStats stats = consumer.stats();
       assertThat(stats.framesApplied()).as("frames reached the replicas").isPositive();
       assertThat(stats.sourcesStopped()).isZero();

@@ -4,13 +4,10 @@ import dev.kvrelay.api.DcId;
 import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.KvQueryHashFormat;
 import dev.kvrelay.api.ModelRegistration;
-import dev.kvrelay.api.RelayException;
 import dev.kvrelay.ckf.hashing.HashingInputException;
 import dev.kvrelay.ckf.hashing.TokenBlockHasher;
 import dev.kvrelay.engine.RelayConfigException;
 import dev.kvrelay.engine.RelayEngineException;
-import dev.kvrelay.engine.consumer.CatalogResult;
-import dev.kvrelay.engine.consumer.CatalogView;
 import dev.kvrelay.engine.consumer.ConsumerStats;
 import dev.kvrelay.engine.consumer.GlobalViewAnswer;
 import dev.kvrelay.engine.consumer.GlobalViewMatch;
@@ -19,10 +16,9 @@ import dev.kvrelay.engine.consumer.RelayConsumer;
 import dev.kvrelay.engine.consumer.RelaySource;
 import dev.kvrelay.engine.consumer.ReplicaState;
 import dev.kvrelay.engine.consumer.ReplicaStatus;
-import dev.kvrelay.engine.wan.CatalogUpdate;
+import dev.kvrelay.engine.wan.CatalogSnapshot;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wan.ModelKey;
-import dev.kvrelay.engine.wan.RelayStream;
 import dev.kvrelay.engine.wan.TopologyEntry;
 import dev.kvrelay.engine.wan.TopologyMember;
 import dev.kvrelay.spi.discovery.DiscoveryDecodeException;
@@ -34,6 +30,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -157,7 +154,7 @@ final class EmbeddedDemo {
 
       checks = awaitAnswers(router, dcs, requests, hasher, until);
       printWorkers(dcs);
-      printCatalogs(dcs);
+      printCatalogs(router, dcs);
       printReadiness(router);
       printMatches(checks, requests.size());
       printRouter(router);
@@ -391,29 +388,18 @@ final class EmbeddedDemo {
     out.println();
   }
 
-  /** Each DC's catalog as a router reads it: the first update of a catalog watch, validated by a CatalogView. */
-  private void printCatalogs(List<DemoDataCenter> dcs) throws InterruptedException {
+  /** Each DC's catalog as the router holds it: the usable pools of the revision it applied and validated. */
+  private void printCatalogs(RelayConsumer router, List<DemoDataCenter> dcs) {
     for (DemoDataCenter dc : dcs) {
-      RelaySource source = dc.relay();
-      CatalogView view = new CatalogView();
-      CatalogUpdate update = null;
-      String problem = null;
-      try (RelayStream<CatalogUpdate> stream = source.watchCatalog(ROUTER_ID + "/print-catalog")) {
-        update = stream.poll(2, TimeUnit.SECONDS);
-      } catch (RelayException e) {
-        problem = "catalog watch refused: " + e.getMessage();
-      }
-      if (update == null) {
-        out.printf("catalog of %s: %s%n", dc.name(), problem == null ? "no update received" : problem);
+      Optional<CatalogSnapshot> catalog = router.catalog(dc.name());
+      if (catalog.isEmpty()) {
+        out.printf("catalog of %s: no update applied%n", dc.name());
         continue;
       }
-      CatalogResult result = view.apply(update, System.nanoTime() / 1_000L);
+      CatalogSnapshot c = catalog.get();
       out.printf("catalog of %s (dc_id %s, %s, revision %s)%n", dc.name(), dc.relay().config().dcId(),
-          view.relay(), view.revision().map(Long::toUnsignedString).orElse("-"));
-      if (result instanceof CatalogResult.Rejected rejected) {
-        out.printf("  rejected: %s %s%n", rejected.error(), rejected.detail());
-      }
-      for (KvPoolDescriptor d : view.pools().values()) {
+          c.identity(), Long.toUnsignedString(c.revision()));
+      for (KvPoolDescriptor d : c.pools()) {
         out.printf("  pool         %s%n", d.poolId());
         out.printf("  producer     incarnation %s, layout generation %s, %s%n",
             Long.toUnsignedString(d.producer().producerIncarnation()),

@@ -52,9 +52,9 @@ class ArchitectureTest {
       "BindAddress", "PoolStats", "RelayConfigException", "RelayConfigKey", "RelayConfigViolation", "RelayEngine",
       "RelayEngineConfig", "RelayEngineException", "RelayEngineStats",
       // dev.kvrelay.engine.consumer: the router side
-      "consumer.BackoffPolicy", "consumer.CatalogError", "consumer.CatalogResult", "consumer.CatalogView",
+      "consumer.BackoffPolicy", "consumer.CatalogError",
       "consumer.ConsumerStats", "consumer.GlobalViewAnswer", "consumer.GlobalViewMatch", "consumer.LoadSnapshot",
-      "consumer.PoolChange", "consumer.PoolLoad", "consumer.ReadinessSnapshot", "consumer.RelayConsumer",
+      "consumer.PoolLoad", "consumer.ReadinessSnapshot", "consumer.RelayConsumer",
       "consumer.RelaySource", "consumer.ReplicaState", "consumer.ReplicaStatus", "consumer.ReplicaTermination",
       // dev.kvrelay.engine.stats: the counters stats() returns
       "stats.ActorState", "stats.HubRegistryStats", "stats.LoadCounters", "stats.PoolActorStats",

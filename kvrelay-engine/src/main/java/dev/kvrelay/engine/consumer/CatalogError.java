@@ -8,7 +8,7 @@ public enum CatalogError {
   PROTOCOL_VERSION_MISMATCH,
   /** No relay identity. */
   RELAY_MISSING,
-  /** The relay identity changed within the connection epoch: drop all state ({@link CatalogView#reset()}) and reconnect. */
+  /** The relay identity changed within the connection epoch: drop all state (the catalog view's reset) and reconnect. */
   RELAY_CHANGED,
   /** A smaller revision than the last applied: error and reconnect. */
   REVISION_REGRESSED,

@@ -3,7 +3,7 @@ package dev.kvrelay.engine.consumer;
 import java.util.List;
 
 /** Immutable and thread-safe: the outcome of one catalog update. */
-public sealed interface CatalogResult {
+sealed interface CatalogResult {
 
   /**
    * Immutable: a new revision replaced the catalog.

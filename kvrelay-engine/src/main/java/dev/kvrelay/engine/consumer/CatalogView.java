@@ -3,6 +3,7 @@ package dev.kvrelay.engine.consumer;
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.api.RelayIdentity;
+import dev.kvrelay.engine.wan.CatalogSnapshot;
 import dev.kvrelay.engine.wan.CatalogUpdate;
 import dev.kvrelay.engine.wan.DescriptorWire;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
@@ -33,7 +34,7 @@ import org.jspecify.annotations.Nullable;
  * per pool, what the owner must do with the pool's replica and load state ({@link PoolChange}). A rejected
  * update changes nothing.
  */
-public final class CatalogView {
+final class CatalogView {
 
   private @Nullable RelayIdentity relay;
   private boolean hasRevision;
@@ -176,7 +177,19 @@ public final class CatalogView {
     return relay;
   }
 
-  /** The time (µs) of the last applied update or heartbeat. */
+  /**
+   * The usable pools of the applied revision as one immutable value, in ascending pool order, or null before the
+   * first applied update.
+   */
+  @Nullable CatalogSnapshot snapshot() {
+    RelayIdentity r = relay;
+    if (r == null || !hasRevision) {
+      return null;
+    }
+    return new CatalogSnapshot(r, revision, List.copyOf(new TreeMap<>(pools).values()));
+  }
+
+    /** The time (µs) of the last applied update or heartbeat. */
   public long lastUpdateUs() {
     return lastUpdateUs;
   }

@@ -42,6 +42,7 @@ final class CatalogWatch extends SourceWatch<CatalogUpdate> {
           context.counters.quarantinedDescriptor();
         }
       }
+      source.catalogSnapshot = source.catalog.snapshot();
       events.catalogChanged();
       source.load = source.loadView.rejoin(source.catalog);
       return true;

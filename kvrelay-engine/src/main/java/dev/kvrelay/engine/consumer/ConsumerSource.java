@@ -1,8 +1,11 @@
 package dev.kvrelay.engine.consumer;
 
+import dev.kvrelay.engine.wan.CatalogSnapshot;
+import org.jspecify.annotations.Nullable;
+
 /**
- * Not thread-safe: confined to the consumer task, except the published readiness and load snapshots (volatile, any
- * thread) — one {@link RelaySource} (one DC) of a {@link RelayConsumer}: its catalog, readiness and load views and
+ * Not thread-safe: confined to the consumer task, except the published catalog, readiness and load snapshots
+ * (volatile, any thread) — one {@link RelaySource} (one DC) of a {@link RelayConsumer}: its catalog, readiness and load views and
  * the three streams that feed them.
  */
 final class ConsumerSource {
@@ -16,6 +19,8 @@ final class ConsumerSource {
   final LoadWatch loadWatch;
   /** True once the source was stopped for good. */
   boolean stopped;
+  /** The usable pools of the applied catalog revision, or null before the first applied update or after a reset. */
+  volatile @Nullable CatalogSnapshot catalogSnapshot;
   volatile ReadinessSnapshot readiness = ReadinessSnapshot.EMPTY;
   volatile LoadSnapshot load = LoadSnapshot.EMPTY;
 
@@ -33,6 +38,7 @@ final class ConsumerSource {
     readinessWatch.close();
     loadWatch.close();
     catalog.reset();
+    catalogSnapshot = null;
     readinessView.reset();
     loadView.reset();
     readiness = readinessView.snapshot();

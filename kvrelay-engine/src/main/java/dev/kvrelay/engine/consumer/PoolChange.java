@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * @param current the producer to subscribe with, null for {@link Kind#DROPPED} and {@link Kind#QUARANTINED}
  * @param detail why a pool was quarantined, else empty
  */
-public record PoolChange(
+record PoolChange(
     KvPoolId pool, Kind kind, @Nullable ProducerIdentity previous, @Nullable ProducerIdentity current, String detail) {
 
   /** Immutable: the kind of change. */

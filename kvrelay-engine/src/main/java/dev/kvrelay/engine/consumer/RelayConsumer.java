@@ -7,6 +7,7 @@ import dev.kvrelay.api.RelayException;
 import dev.kvrelay.api.SubscriberId;
 import dev.kvrelay.engine.actor.ActorScheduler;
 import dev.kvrelay.engine.actor.ExecutorActorScheduler;
+import dev.kvrelay.engine.wan.CatalogSnapshot;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -29,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  * <p>This class is the facade and its builder; the work is split by job, all on the one consumer task:
  * <ul>
  *   <li>source supervision ({@link SourceSupervisor}): per source, as independent state machines (§7.1), the
- *       catalog ({@link CatalogView}), the readiness ({@code ReadinessView}) and the pool load ({@code LoadView}),
+ *       catalog ({@code CatalogView}, published as {@link #catalog}), the readiness ({@code ReadinessView}) and the pool load ({@code LoadView}),
  *       each fed by its stream ({@link CatalogWatch}, {@link ReadinessWatch}, {@link LoadWatch});
  *   <li>lane reconciliation ({@link LaneReconciler}): a catalog change is reconciled against the global view —
  *       pools of the domain that are new, or listed with a new ProducerKey, are assigned a lane and subscribed;
@@ -119,6 +120,16 @@ public final class RelayConsumer implements AutoCloseable {
       }
       return null;
     });
+  }
+
+  /**
+   * The catalog of source {@code sourceName} as last applied: the relay's identity, the revision and the usable
+   * (validated, unambiguous) pools in ascending pool order; empty for an unknown name, before the source's first
+   * catalog update, and after a reset of the source until its next update. Any thread.
+   */
+  public Optional<CatalogSnapshot> catalog(String sourceName) {
+    ConsumerSource s = supervisor.source(sourceName);
+    return s == null ? Optional.empty() : Optional.ofNullable(s.catalogSnapshot);
   }
 
   /** The readiness of source {@code sourceName}, or empty for an unknown name. */
