@@ -76,7 +76,7 @@ public final class MapGrowthPauseMeasurement {
     long offset = random.nextLong();
     long start = System.nanoTime();
     for (int i = 0; i < N; i++) {
-      long key = mix(offset + i) | 1L << 63;
+      long key = ProducerMapsForBenchmarks.mix(offset + i) | 1L << 63;
       long t0 = System.nanoTime();
       map.insert(key);
       long t1 = System.nanoTime();
@@ -103,15 +103,6 @@ public final class MapGrowthPauseMeasurement {
     sb.append(String.format(Locale.ROOT, " p99.9 %d ns; p99.99 %d ns; total %.0f ms; gc %d collections %d ms",
         sorted[(int) (N * 0.999)], sorted[(int) (N * 0.9999)], totals[0] / 1e6, totals[1], totals[2]));
     System.out.println(sb);
-  }
-
-  private static long mix(long k) {
-    k ^= k >>> 33;
-    k *= 0xFF51_AFD7_ED55_8CCDL;
-    k ^= k >>> 33;
-    k *= 0xC4CE_B9FE_1A85_EC53L;
-    k ^= k >>> 33;
-    return k;
   }
 
   private static String gcNames() {

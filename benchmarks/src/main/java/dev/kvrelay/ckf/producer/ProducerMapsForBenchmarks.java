@@ -11,6 +11,11 @@ package dev.kvrelay.ckf.producer;
 public final class ProducerMapsForBenchmarks {
   private ProducerMapsForBenchmarks() {}
 
+  /** The maps' own key mix ({@link HashMix#mix}), for workloads that need distinct, well-spread keys. */
+  public static long mix(long k) {
+    return HashMix.mix(k);
+  }
+
   /** Not thread-safe: a lineage map created at the producer's initial member capacity (16). */
   public static final class Lineage {
     private final LongLongMap map = new LongLongMap(16);
