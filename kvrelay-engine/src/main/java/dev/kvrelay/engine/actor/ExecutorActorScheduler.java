@@ -9,9 +9,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Thread-safe: the production {@link ActorScheduler} over a {@link ScheduledExecutorService} (one
- * single-threaded executor per actor, or a shared pool: the actor never runs two tasks at once either
- * way). A task refused because the executor is shutting down is logged and dropped.
+ * Thread-safe: the production {@link ActorScheduler} over a {@link ScheduledExecutorService}, handing each task
+ * straight to the executor. It does not serialise: on a pool of several threads two tasks may run at once, so a
+ * user whose state is confined to one task runs all of it through one {@link SerialTask} (the pool actor does),
+ * or queues its tasks in front of this scheduler (the consumer does). A task refused because the executor is
+ * shutting down is logged and dropped.
  */
 public final class ExecutorActorScheduler implements ActorScheduler {
   private static final Logger LOG = LoggerFactory.getLogger(ExecutorActorScheduler.class);
@@ -28,7 +30,7 @@ public final class ExecutorActorScheduler implements ActorScheduler {
     try {
       executor.execute(task);
     } catch (RejectedExecutionException e) {
-      LOG.warn("pool actor task refused: executor shut down", e);
+      LOG.warn("task refused: executor shut down", e);
     }
   }
 
@@ -39,7 +41,7 @@ public final class ExecutorActorScheduler implements ActorScheduler {
       // its future as it does for execute() (a ScheduledThreadPoolExecutor's execute is a zero-delay schedule).
       ScheduledFuture<?> unused = executor.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
-      LOG.warn("pool actor timer refused: executor shut down", e);
+      LOG.warn("timer refused: executor shut down", e);
     }
   }
 }

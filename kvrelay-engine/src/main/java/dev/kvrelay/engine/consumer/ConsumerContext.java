@@ -30,12 +30,20 @@ final class ConsumerContext {
   private volatile boolean closed;
   private long leaseEpoch; // consumer task
 
+  /**
+   * The context of one consumer.
+   *
+   * @param scheduler where the consumer's tasks run
+   * @param serialise whether {@code scheduler} may run two tasks at once (a caller's executor): its tasks then go
+   *     through one {@link SerialisingScheduler} queue, so they run one at a time, in order; a task that throws is
+   *     logged and counted as a drain failure
+   */
   ConsumerContext(long consumerInstance, long maxAgeUs, String subscriberBase, ActorScheduler scheduler,
-      LongSupplier nanoTime, LongSupplier epochMicros, BackoffPolicy backoff, long randomSeed) {
+      boolean serialise, LongSupplier nanoTime, LongSupplier epochMicros, BackoffPolicy backoff, long randomSeed) {
     this.consumerInstance = consumerInstance;
     this.maxAgeUs = maxAgeUs;
     this.subscriberBase = subscriberBase;
-    this.scheduler = scheduler;
+    this.scheduler = serialise ? new SerialisingScheduler(scheduler, e -> drainFailed("task", e)) : scheduler;
     this.nanoTime = nanoTime;
     this.epochMicros = epochMicros;
     this.backoff = backoff;
@@ -53,10 +61,12 @@ final class ConsumerContext {
    * replaces), and the next signal drains again.
    */
   SerialTask serialTask(String what, SerialTask.Body body) {
-    return new SerialTask(scheduler, body, e -> {
-      counters.drainFailed();
-      LOG.error("consumer {}: {} drain failed", subscriberBase, what, e);
-    });
+    return new SerialTask(scheduler, body, e -> drainFailed(what, e));
+  }
+
+  private void drainFailed(String what, RuntimeException e) {
+    counters.drainFailed();
+    LOG.error("consumer {}: {} drain failed", subscriberBase, what, e);
   }
 
   /** Runs {@code task} on the consumer task after {@code delayNanos} (any thread). */

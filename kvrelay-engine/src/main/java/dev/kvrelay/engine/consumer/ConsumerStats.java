@@ -20,7 +20,8 @@ import java.util.Map;
  * @param refusedLanes pools of the domain the global view refused (full, duplicate dc, other format or semantics)
  * @param staleCallbacks completions and timers that arrived for a superseded subscription and were ignored
  * @param drainFailures exceptions thrown while draining a stream on the consumer task (pool frames, catalog,
- *     readiness or load messages), each logged at ERROR; the drain survives and drains again on the next message
+ *     readiness or load messages), and exceptions of the consumer's other tasks when it runs on a caller's
+ *     executor; each logged at ERROR; the drain survives and drains again on the next message
  */
 public record ConsumerStats(
     long subscriptions,

@@ -82,7 +82,8 @@ public final class RelayConsumer implements AutoCloseable {
       scheduler = own;
       this.ownedScheduler = own;
     }
-    this.context = new ConsumerContext(b.consumerInstance, b.maxAgeUs, subscriberBase, scheduler,
+    // The caller's executor may have many threads: its tasks are serialised so the consumer's state stays confined.
+    this.context = new ConsumerContext(b.consumerInstance, b.maxAgeUs, subscriberBase, scheduler, b.executor != null,
         Objects.requireNonNull(b.nanoTime), Objects.requireNonNull(b.epochMicros),
         b.backoff == null ? BackoffPolicy.DEFAULT : b.backoff,
         b.randomSeed == null ? System.nanoTime() : b.randomSeed);
@@ -244,8 +245,10 @@ public final class RelayConsumer implements AutoCloseable {
     }
 
     /**
-     * The executor the consumer's one serial task runs on (optional). The caller owns it: {@link #close()} does
-     * not shut it down. Without one, the consumer runs on one daemon thread of its own and stops it on close.
+     * The executor the consumer's one serial task runs on (optional). It may have any number of threads, and be
+     * shared with other work: the consumer queues its tasks and runs them one at a time, in order, on whichever
+     * of its threads is free (a batch of 64 at most per turn). The caller owns it: {@link #close()} does not shut
+     * it down. Without one, the consumer runs on one daemon thread of its own and stops it on close.
      */
     public Builder executor(ScheduledExecutorService executor) {
       once(this.executor != null || this.scheduler != null, "executor");

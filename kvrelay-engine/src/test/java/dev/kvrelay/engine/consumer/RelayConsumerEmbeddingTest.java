@@ -94,6 +94,34 @@ class RelayConsumerEmbeddingTest {
   }
 
   @Test
+  void onACallersFourThreadPoolTheConsumerStillCallsItsSourcesOneAtATime() throws Exception {
+    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(4);
+    executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false); // the consumer's timers end with the pool
+    FakeRelay west = new FakeRelay(new RelayIdentity(100, 1));
+    west.publishCatalog(List.of(WITH_ALIAS));
+    west.hub(WITH_ALIAS.producer()).store(Arrays.copyOf(RelayConsumerTest.BLOCKS, 5), true);
+    FakeRelay east = new FakeRelay(new RelayIdentity(101, 1));
+    east.publishCatalog(List.of(PLAIN));
+    east.hub(PLAIN.producer()).store(Arrays.copyOf(RelayConsumerTest.BLOCKS, 9), true);
+    // The first 6 calls wait up to 300 ms each for a second call to come in beside them.
+    ConfinementProbe probe = new ConfinementProbe(6, TimeUnit.MILLISECONDS.toNanos(300));
+    RelayConsumer consumer = builder("router-pool").executor(executor)
+        .source("us-west", probe.wrap(west)).source("us-east", probe.wrap(east)).build();
+    try {
+      consumer.start();
+      await("both DCs answer", () -> consumer.query(RelayConsumerTest.REQUEST, "llama").matches().size() == 2);
+      assertThat(consumer.query(RelayConsumerTest.REQUEST, "llama").match("us-east")).get()
+          .extracting(GlobalViewMatch::depthBlocks).isEqualTo(9);
+      assertThat(probe.maxActive()).as("source calls and stream polls in progress at once").isEqualTo(1);
+      assertThat(consumer.stats().drainFailures()).isZero();
+    } finally {
+      consumer.close();
+      executor.shutdown();
+      assertThat(executor.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  @Test
   void anExecutorAndATestSchedulerAreExclusive() {
     ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1);
     try {

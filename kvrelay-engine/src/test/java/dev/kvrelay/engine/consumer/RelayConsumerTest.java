@@ -10,6 +10,7 @@ import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.api.ServingReadinessState;
 import dev.kvrelay.ckf.hashing.TokenBlockHasher;
 import dev.kvrelay.engine.actor.ManualScheduler;
+import dev.kvrelay.engine.wan.CatalogSnapshot;
 import dev.kvrelay.engine.wan.CatalogUpdate;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wan.KvPoolLoadEntry;
@@ -194,6 +195,10 @@ class RelayConsumerTest {
     ConsumerFixture f = twoDcs(5, 9);
     int catalogStreams = f.relay(0).catalogStreams.size();
     QueueStream<PoolFrame> oldStream = f.relay(0).hub(A.producer()).liveStreams().get(0);
+    CatalogSnapshot before = f.consumer.catalog("dc-0").orElseThrow();
+    assertThat(before.identity()).isEqualTo(new RelayIdentity(100, 1));
+    assertThat(before.pools()).containsExactly(A);
+    assertThat(f.consumer.catalog("no-such-dc")).isEmpty();
     RelayIdentity restarted = new RelayIdentity(100, 2);
     f.relay(0).lastCatalogStream().push(CatalogUpdate.ofDescriptors(restarted, 99, List.of(A)));
     f.run();
@@ -202,11 +207,16 @@ class RelayConsumerTest {
     assertThat(f.view().laneOf(A.poolId())).isEqualTo(-1);
     assertThat(oldStream.isClosed()).isTrue();
     assertThat(f.consumer.readiness("dc-0").orElseThrow().hasRevision()).isFalse();
+    assertThat(f.consumer.catalog("dc-0")).as("the reset source has no catalog until its next update").isEmpty();
+    assertThat(f.consumer.catalog("dc-1")).as("the other source keeps its catalog").get()
+        .extracting(CatalogSnapshot::pools).isEqualTo(List.of(B));
     // After the backoff the source reconnects every stream and rebuilds from the restarted relay.
     f.relay(0).restart(restarted);
     f.relay(0).publishCatalog(List.of(A));
     f.quiesce();
     assertThat(f.relay(0).catalogStreams.size()).isEqualTo(catalogStreams + 1);
+    assertThat(f.consumer.catalog("dc-0")).as("the catalog of the restarted relay").get()
+        .extracting(CatalogSnapshot::identity).isEqualTo(restarted);
     f.assertMirrors(A.producer(), f.relay(0));
     f.assertMirrors(B.producer(), f.relay(1));
     assertThat(depth(f.consumer.query(REQUEST, "llama"), A)).isEqualTo(5);
