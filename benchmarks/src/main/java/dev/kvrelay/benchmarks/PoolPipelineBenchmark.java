@@ -3,7 +3,7 @@ package dev.kvrelay.benchmarks;
 import dev.kvrelay.api.RelayException;
 import dev.kvrelay.engine.actor.ExecutorActorScheduler;
 import dev.kvrelay.engine.actor.PoolActorConfig;
-import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wire.PoolFrame;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;

@@ -5,8 +5,9 @@ import dev.kvrelay.ckf.PackedBucket;
 import dev.kvrelay.ckf.cbi1.AssembledSnapshot;
 import dev.kvrelay.ckf.cbi1.SnapshotAssembly;
 import dev.kvrelay.engine.RelayConfigKey;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.RelayStream;
+import dev.kvrelay.engine.wire.WireSources;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -119,7 +120,7 @@ public class SnapshotStreamBenchmark {
   }
 
   static long[] snapshot(Relay r, @Nullable Bytes bytes) throws Exception {
-    RelayStream<PoolFrame> stream = r.fixture.client.subscribePool(r.fixture.pool.poolId(),
+    RelayStream<PoolFrame> stream = WireSources.of(r.fixture.client).subscribePool(r.fixture.pool.poolId(),
         r.fixture.pool.producer(), "snapshot-bench-" + r.subscribers++).get(60, TimeUnit.SECONDS);
     try {
       SnapshotAssembly assembly = new SnapshotAssembly(r.format);

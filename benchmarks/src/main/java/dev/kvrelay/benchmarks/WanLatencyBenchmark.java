@@ -10,8 +10,9 @@ import dev.kvrelay.ckf.cbi1.Cbi1Frame;
 import dev.kvrelay.ckf.cbi1.SnapshotAssembly;
 import dev.kvrelay.engine.PoolStats;
 import dev.kvrelay.engine.RelayConfigKey;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.RelayStream;
+import dev.kvrelay.engine.wire.WireSources;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -157,7 +158,7 @@ public final class WanLatencyBenchmark {
     System.out.printf(Locale.ROOT, "# WanLatencyBenchmark: B=%d, LAG=%d stored events (%d resident blocks), "
         + "rate unit = block events/s (stored + removed), load %s%n", format.bucketCount(), LAG,
         LAG * WanRelayFixture.BLOCKS, loadAverage());
-    RelayStream<PoolFrame> stream = fixture.client.subscribePool(fixture.pool.poolId(), fixture.pool.producer(),
+    RelayStream<PoolFrame> stream = WireSources.of(fixture.client).subscribePool(fixture.pool.poolId(), fixture.pool.producer(),
         "wan-latency-bench").get(30, TimeUnit.SECONDS);
     Thread consumer = new Thread(() -> {
       consumerThreadId = Thread.currentThread().getId();

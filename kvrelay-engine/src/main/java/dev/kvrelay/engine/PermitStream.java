@@ -2,7 +2,7 @@ package dev.kvrelay.engine;
 
 import dev.kvrelay.api.RelayException;
 import dev.kvrelay.engine.stream.AdmissionPermit;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.RelayStream;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 

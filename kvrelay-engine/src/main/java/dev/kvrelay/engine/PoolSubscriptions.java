@@ -9,8 +9,8 @@ import dev.kvrelay.engine.hub.HubRegistry;
 import dev.kvrelay.engine.stream.AdmissionPermit;
 import dev.kvrelay.engine.stream.RelayAdmission;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.RelayStream;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 

@@ -3,10 +3,10 @@ package dev.kvrelay.engine;
 import dev.kvrelay.engine.stream.SnapshotWatch;
 import dev.kvrelay.engine.stream.WindowBroadcast;
 import dev.kvrelay.engine.wan.CatalogSnapshot;
-import dev.kvrelay.engine.wan.CatalogUpdate;
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
-import dev.kvrelay.engine.wan.ServingLoadUpdate;
 import dev.kvrelay.engine.wan.TopologySnapshot;
+import dev.kvrelay.engine.wire.CatalogUpdate;
+import dev.kvrelay.engine.wire.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wire.ServingLoadUpdate;
 import java.util.Objects;
 import java.util.function.UnaryOperator;
 

@@ -9,7 +9,6 @@ import dev.kvrelay.api.SubscriberId;
 import dev.kvrelay.engine.actor.ActorScheduler;
 import dev.kvrelay.engine.actor.ExecutorActorScheduler;
 import dev.kvrelay.engine.actor.PoolActorConfig;
-import dev.kvrelay.engine.consumer.RelaySource;
 import dev.kvrelay.engine.hub.HubRegistry;
 import dev.kvrelay.engine.hub.HubSettings;
 import dev.kvrelay.engine.load.LoadWindowException;
@@ -19,11 +18,15 @@ import dev.kvrelay.engine.stream.RelayAdmission;
 import dev.kvrelay.engine.stream.SnapshotWatch;
 import dev.kvrelay.engine.stream.StreamHeartbeats;
 import dev.kvrelay.engine.wan.CatalogSnapshot;
-import dev.kvrelay.engine.wan.CatalogUpdate;
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wan.RelaySource;
 import dev.kvrelay.engine.wan.TopologySnapshot;
+import dev.kvrelay.engine.wire.CatalogUpdate;
+import dev.kvrelay.engine.wire.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.RelayStream;
+import dev.kvrelay.engine.wire.ServingLoadUpdate;
+import dev.kvrelay.engine.wire.WireSource;
+import dev.kvrelay.engine.wire.WireSources;
 import dev.kvrelay.spi.discovery.DiscoveryBackend;
 import dev.kvrelay.spi.discovery.DiscoveryException;
 import dev.kvrelay.spi.discovery.DiscoveryWatch;
@@ -62,8 +65,8 @@ import org.slf4j.LoggerFactory;
  *     .eventPlane(events)            // e.g. InMemoryEventPlane, or NATS/ZMQ
  *     .requestPlane(requests)        // optional: worker recovery queries
  *     .build()) {
- *   RelayStream<CatalogUpdate> catalog = relay.watchCatalog("my-router");
- *   ...
+ *   RelayConsumer router = RelayConsumer.builder()...source("local", relay).build();   // read it in process
+ *   ...                            // or serve it to other DCs: RelayGrpcServer.builder().engine(relay).build()
  * }
  * }</pre>
  *
@@ -84,6 +87,10 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
   /** Worker recovery queries in flight per relay (producer.md §3.1 {@code recovery_fetch_permit}). */
   public static final int RECOVERY_QUERY_CONCURRENCY = 16;
 
+  static {
+    WireSources.register(RelayEngine.class, e -> e.wire);
+  }
+
   private final RelayEngineConfig config;
   private final RelayIdentity identity;
   private final DiscoveryBackend discovery;
@@ -97,6 +104,8 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
   private final Publication publication;
   private final EngineQueries queries;
   private final PoolSubscriptions subscriptions;
+  /** The engine's streams as the consumer and the gRPC server read them ({@link WireSources#of}). */
+  private final WireSource wire = new EngineWire();
   private @Nullable DiscoveryWatch watch;
   private final java.nio.file.@Nullable Path sourcesFile;
   private final @Nullable String sourcesConnectionRevision;
@@ -213,8 +222,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
    * @throws RelayException INVALID_REQUEST for a bad subscriber id; RESOURCE_LIMIT when the catalog stream
    *     limit is reached; PUBLICATION_UNAVAILABLE after close
    */
-  @Override
-  public RelayStream<CatalogUpdate> watchCatalog(String subscriberId) throws RelayException {
+  RelayStream<CatalogUpdate> watchCatalog(String subscriberId) throws RelayException {
     SubscriberId.check(subscriberId);
     requireOpen();
     AdmissionPermit permit = admission.catalog().acquire();
@@ -230,8 +238,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
    *
    * @throws RelayException INVALID_REQUEST, RESOURCE_LIMIT or PUBLICATION_UNAVAILABLE
    */
-  @Override
-  public RelayStream<TopologySnapshot> watchReadiness(String subscriberId) throws RelayException {
+  RelayStream<TopologySnapshot> watchReadiness(String subscriberId) throws RelayException {
     SubscriberId.check(subscriberId);
     requireOpen();
     AdmissionPermit permit = admission.readiness().acquire();
@@ -247,8 +254,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
    *
    * @throws RelayException INVALID_REQUEST, RESOURCE_LIMIT or PUBLICATION_UNAVAILABLE
    */
-  @Override
-  public RelayStream<KvPoolLoadUpdate> watchPoolLoad(String subscriberId) throws RelayException {
+  RelayStream<KvPoolLoadUpdate> watchPoolLoad(String subscriberId) throws RelayException {
     SubscriberId.check(subscriberId);
     requireOpen();
     AdmissionPermit permit = admission.load().acquire();
@@ -262,7 +268,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
    *
    * @throws RelayException INVALID_REQUEST, RESOURCE_LIMIT or PUBLICATION_UNAVAILABLE
    */
-  public RelayStream<dev.kvrelay.engine.wan.ServingLoadUpdate> watchServingLoad(String subscriberId)
+  RelayStream<ServingLoadUpdate> watchServingLoad(String subscriberId)
       throws RelayException {
     SubscriberId.check(subscriberId);
     requireOpen();
@@ -277,8 +283,7 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
    * per pool, initialized hubs), POOL_NOT_FOUND, PRODUCER_CHANGED (checked before and after the lazy hub
    * init), PUBLICATION_UNAVAILABLE. Never blocks the caller.
    */
-  @Override
-  public CompletableFuture<RelayStream<PoolFrame>> subscribePool(
+  CompletableFuture<RelayStream<PoolFrame>> subscribePool(
       KvPoolId pool, ProducerIdentity expected, String subscriberId) {
     Objects.requireNonNull(pool, "pool");
     Objects.requireNonNull(expected, "expected");
@@ -386,6 +391,35 @@ public final class RelayEngine implements RelaySource, AutoCloseable {
       t.setDaemon(true);
       return t;
     };
+  }
+
+  /** Thread-safe as the engine is: the engine's streams behind its {@link RelaySource} face. */
+  private final class EngineWire implements WireSource {
+    @Override
+    public RelayStream<CatalogUpdate> watchCatalog(String subscriberId) throws RelayException {
+      return RelayEngine.this.watchCatalog(subscriberId);
+    }
+
+    @Override
+    public CompletableFuture<RelayStream<PoolFrame>> subscribePool(
+        KvPoolId pool, ProducerIdentity expected, String subscriberId) {
+      return RelayEngine.this.subscribePool(pool, expected, subscriberId);
+    }
+
+    @Override
+    public RelayStream<TopologySnapshot> watchReadiness(String subscriberId) throws RelayException {
+      return RelayEngine.this.watchReadiness(subscriberId);
+    }
+
+    @Override
+    public RelayStream<KvPoolLoadUpdate> watchPoolLoad(String subscriberId) throws RelayException {
+      return RelayEngine.this.watchPoolLoad(subscriberId);
+    }
+
+    @Override
+    public RelayStream<ServingLoadUpdate> watchServingLoad(String subscriberId) throws RelayException {
+      return RelayEngine.this.watchServingLoad(subscriberId);
+    }
   }
 
   /** Not thread-safe: a set-once builder; {@link #build()} validates across fields and starts the engine. */

@@ -4,8 +4,8 @@ import static dev.kvrelay.engine.RelayHarness.card;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.engine.wan.CatalogSnapshot;
-import dev.kvrelay.engine.wan.CatalogUpdate;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.CatalogUpdate;
+import dev.kvrelay.engine.wire.RelayStream;
 import dev.kvrelay.spi.discovery.InMemoryDiscovery;
 import dev.kvrelay.spi.eventplane.InMemoryRequestPlane;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package dev.kvrelay.engine;
 
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
-import dev.kvrelay.engine.wan.ServingLoadUpdate;
+import dev.kvrelay.engine.wire.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wire.ServingLoadUpdate;
 
 /**
  * Thread-safe (stateless): failure-injection entry points into a running {@link RelayEngine} for tests of other

@@ -10,9 +10,9 @@ import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wan.KvPoolLoadEntry;
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.RelayStream;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 

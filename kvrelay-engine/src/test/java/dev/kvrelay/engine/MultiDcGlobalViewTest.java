@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Three relays (three DCs) serve the same endpoint and model, so their pools share one indexer domain; one
- * {@link RelayConsumer} reads all three in process through {@link dev.kvrelay.engine.consumer.RelaySource} and
+ * {@link RelayConsumer} reads all three in process through {@link dev.kvrelay.engine.wan.RelaySource} and
  * answers prefix queries. Every answer is checked against an exact model of the workers' caches.
  */
 @Timeout(120)

@@ -15,14 +15,14 @@ import dev.kvrelay.api.WorkerRole;
 import dev.kvrelay.ckf.CkfAddressing;
 import dev.kvrelay.ckf.PackedBucket;
 import dev.kvrelay.engine.wan.CatalogSnapshot;
-import dev.kvrelay.engine.wan.CatalogUpdate;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wan.KvPoolLoadEntry;
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
-import dev.kvrelay.engine.wan.RelayStream;
 import dev.kvrelay.engine.wan.TopologyEntry;
 import dev.kvrelay.engine.wan.TopologyMember;
 import dev.kvrelay.engine.wan.TopologySnapshot;
+import dev.kvrelay.engine.wire.CatalogUpdate;
+import dev.kvrelay.engine.wire.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wire.RelayStream;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -371,26 +371,26 @@ class RelayEngineScenarioTest {
   @Test
   void servingLoad_listsEveryCatalogPoolWithItsDeploymentAndEachModelWithItsServingPools() throws Exception {
     try (RelayHarness h = new RelayHarness()) {
-      RelayStream<dev.kvrelay.engine.wan.ServingLoadUpdate> stream = h.engine.watchServingLoad("serving-watcher");
-      dev.kvrelay.engine.wan.ServingLoadUpdate first = stream.poll(5, TimeUnit.SECONDS);
+      RelayStream<dev.kvrelay.engine.wire.ServingLoadUpdate> stream = h.engine.watchServingLoad("serving-watcher");
+      dev.kvrelay.engine.wire.ServingLoadUpdate first = stream.poll(5, TimeUnit.SECONDS);
       assertThat(first.windowSequence()).as("the startup window").isZero();
       assertThat(first.pools()).as("§4.2: the initial window is empty").isEmpty();
       h.worker("ns/backend/generate", 97, card("llama", "aggregated", null, 0, 2), 0, 2, true, null).start();
       KvPoolDescriptor d = h.pool(AGG);
-      dev.kvrelay.engine.wan.ServingLoadUpdate u = null;
+      dev.kvrelay.engine.wire.ServingLoadUpdate u = null;
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
       while (System.nanoTime() < deadline) {
-        dev.kvrelay.engine.wan.ServingLoadUpdate next = stream.poll(200, TimeUnit.MILLISECONDS);
+        dev.kvrelay.engine.wire.ServingLoadUpdate next = stream.poll(200, TimeUnit.MILLISECONDS);
         if (next != null && next.pools().size() == 1) {
           u = next;
           break;
         }
       }
       assertThat(u).as("a window listing the pool").isNotNull();
-      dev.kvrelay.engine.wan.PoolServingLoad pool = u.pools().get(0);
+      dev.kvrelay.engine.wire.PoolServingLoad pool = u.pools().get(0);
       assertThat(pool.producer()).isEqualTo(d.producer());
       // §4.2 tested fact: a pool without router reports is UNAVAILABLE with unset active fields.
-      assertThat(pool.load().status()).isEqualTo(dev.kvrelay.engine.wan.DataStatus.UNAVAILABLE);
+      assertThat(pool.load().status()).isEqualTo(dev.kvrelay.engine.wire.DataStatus.UNAVAILABLE);
       assertThat(pool.load().tokens().activePrefillTokens()).isEmpty();
       assertThat(pool.deployment().liveWorkers()).hasValue(1);
       assertThat(u.models()).hasSize(1);

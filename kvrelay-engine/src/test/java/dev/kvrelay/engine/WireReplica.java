@@ -7,8 +7,8 @@ import dev.kvrelay.ckf.cbi1.AssembledSnapshot;
 import dev.kvrelay.ckf.cbi1.Cbi1Decoder;
 import dev.kvrelay.ckf.cbi1.Cbi1Frame;
 import dev.kvrelay.ckf.cbi1.SnapshotAssembly;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.RelayStream;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 

@@ -8,11 +8,12 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
-import dev.kvrelay.engine.wan.CatalogUpdate;
-import dev.kvrelay.engine.wan.DescriptorWire;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.CatalogUpdate;
+import dev.kvrelay.engine.wire.DescriptorWire;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.RelayStream;
+import dev.kvrelay.engine.wire.WireSources;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
 import dev.kvrelay.grpc.proto.KvEventRelayGrpc;
 import dev.kvrelay.grpc.server.RelayGrpcServer;
@@ -114,7 +115,7 @@ class MtlsSidecarTest {
       assertThat(client.getRelayInfo()).isEqualTo(relay.engine.identity());
 
       // the catalog through nginx equals the engine's, pool for pool
-      RelayStream<CatalogUpdate> catalog = client.watchCatalog("mtls-catalog");
+      RelayStream<CatalogUpdate> catalog = WireSources.of(client).watchCatalog("mtls-catalog");
       CatalogUpdate first = awaitCatalog(catalog, u -> !u.pools().isEmpty());
       assertThat(first.relay()).isEqualTo(relay.engine.identity());
       // digests are byte arrays: compare by content
@@ -123,7 +124,7 @@ class MtlsSidecarTest {
 
       // snapshot, then deltas on the same stream, equal to the workers' live blocks (exact model)
       RelayStream<PoolFrame> frames =
-          client.subscribePool(pool.poolId(), pool.producer(), "mtls-pool").get(30, TimeUnit.SECONDS);
+          WireSources.of(client).subscribePool(pool.poolId(), pool.producer(), "mtls-pool").get(30, TimeUnit.SECONDS);
       WireReplica replica = new WireReplica(pool.producer(), frames).expectRelay(relay.engine.identity());
       relay.awaitExact(replica, pool, worker::liveCanonicals);
       assertThat(replica.snapshotChunks).as("snapshot chunks through nginx").isPositive();
@@ -187,7 +188,7 @@ class MtlsSidecarTest {
       assertThat(e.reason()).isEqualTo(RelayErrorReason.PUBLICATION_UNAVAILABLE);
     });
     assertThatThrownBy(() -> {
-      RelayStream<CatalogUpdate> s = client.watchCatalog("refused-catalog");
+      RelayStream<CatalogUpdate> s = WireSources.of(client).watchCatalog("refused-catalog");
       s.poll(30, TimeUnit.SECONDS);
     }).isInstanceOfSatisfying(RelayException.class,
         e -> assertThat(e.getMessage()).startsWith("gRPC UNAUTHENTICATED"));
@@ -211,7 +212,7 @@ class MtlsSidecarTest {
   }
 
   private static List<DescriptorWire> wires(List<KvPoolDescriptor> pools) {
-    return pools.stream().map(KvPoolDescriptor::toWire).toList();
+    return pools.stream().map(DescriptorWire::of).toList();
   }
 
   private static CatalogUpdate awaitCatalog(RelayStream<CatalogUpdate> stream, Predicate<CatalogUpdate> condition)

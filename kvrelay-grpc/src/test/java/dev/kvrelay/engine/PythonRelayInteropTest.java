@@ -35,13 +35,14 @@ import dev.kvrelay.engine.consumer.GlobalViewMatch;
 import dev.kvrelay.engine.consumer.ReadinessSnapshot;
 import dev.kvrelay.engine.consumer.RelayConsumer;
 import dev.kvrelay.engine.consumer.ReplicaState;
-import dev.kvrelay.engine.wan.CatalogUpdate;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wan.ModelKey;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.ReadinessUpdate;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.CatalogUpdate;
 import dev.kvrelay.engine.wire.CatalogValidator;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.ReadinessUpdate;
+import dev.kvrelay.engine.wire.RelayStream;
+import dev.kvrelay.engine.wire.WireSources;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -149,7 +150,7 @@ class PythonRelayInteropTest {
 
       assertThat(client.getRelayInfo()).isEqualTo(RELAY);
       KvPoolDescriptor received;
-      try (RelayStream<CatalogUpdate> catalog = client.watchCatalog("java-reads-python/catalog")) {
+      try (RelayStream<CatalogUpdate> catalog = WireSources.of(client).watchCatalog("java-reads-python/catalog")) {
         CatalogUpdate u = catalog.poll(STEP_SECONDS, TimeUnit.SECONDS);
         assertThat(u).as("a catalog snapshot").isNotNull();
         assertThat(u.relay()).isEqualTo(RELAY);
@@ -162,7 +163,7 @@ class PythonRelayInteropTest {
       }
       assertThat(received).isEqualTo(descriptor);
 
-      RelayStream<PoolFrame> stream = client.subscribePool(received.poolId(), received.producer(),
+      RelayStream<PoolFrame> stream = WireSources.of(client).subscribePool(received.poolId(), received.producer(),
           "java-reads-python/pool").get(STEP_SECONDS, TimeUnit.SECONDS);
       try {
         WireReplica replica = new WireReplica(received.producer(), stream).expectRelay(RELAY);
@@ -256,7 +257,7 @@ class PythonRelayInteropTest {
     try (PythonRelay py = PythonRelay.start(dir, scenario());
         RelayGrpcClient client = RelayGrpcClient.builder().target("127.0.0.1:" + py.port).build()) {
       // the raw stream: one message, the unknown state quarantined on its own, the stream still open
-      try (RelayStream<ReadinessUpdate> raw = client.watchReadinessUpdates("java-reads-python/readiness")) {
+      try (RelayStream<ReadinessUpdate> raw = WireSources.of(client).watchReadinessUpdates("java-reads-python/readiness")) {
         ReadinessUpdate u = raw.poll(STEP_SECONDS, TimeUnit.SECONDS);
         assertThat(u).as("a readiness message").isNotNull();
         assertThat(u.revision()).isEqualTo(1);
@@ -304,14 +305,14 @@ class PythonRelayInteropTest {
           new ProducerIdentity(producer.poolId(), producer.producerIncarnation(), LAYOUT_GENERATION,
               CkfFormat.of(CkfFormat.DEFAULT_SEED ^ 1, FORMAT.bucketCount())));
       for (ProducerIdentity expected : changed) {
-        Throwable t = catchThrowable(() -> client.subscribePool(expected.poolId(), expected, "java-reads-python/old")
+        Throwable t = catchThrowable(() -> WireSources.of(client).subscribePool(expected.poolId(), expected, "java-reads-python/old")
             .get(STEP_SECONDS, TimeUnit.SECONDS));
         assertThat(t).as("subscribe expecting %s", expected).isInstanceOf(ExecutionException.class);
         assertThat(t.getCause()).isInstanceOf(RelayException.class);
         assertThat(((RelayException) t.getCause()).reason()).isEqualTo(RelayErrorReason.PRODUCER_CHANGED);
       }
       // the right producer still subscribes on the same client
-      RelayStream<PoolFrame> ok = client.subscribePool(producer.poolId(), producer, "java-reads-python/new")
+      RelayStream<PoolFrame> ok = WireSources.of(client).subscribePool(producer.poolId(), producer, "java-reads-python/new")
           .get(STEP_SECONDS, TimeUnit.SECONDS);
       try {
         PoolFrame first = ok.poll(STEP_SECONDS, TimeUnit.SECONDS);

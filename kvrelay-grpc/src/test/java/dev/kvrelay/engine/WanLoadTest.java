@@ -7,8 +7,9 @@ import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
 import dev.kvrelay.engine.stats.HubRegistryStats;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.RelayStream;
+import dev.kvrelay.engine.wire.WireSources;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
 import dev.kvrelay.grpc.proto.FilterUpdate;
 import dev.kvrelay.grpc.proto.FilterUpdateKind;
@@ -128,7 +129,7 @@ class WanLoadTest {
           RelayGrpcClient c = RelayGrpcClient.builder().target("127.0.0.1:" + server.port())
               .inboundQueueBound(16).build();
           clients.add(c);
-          RelayStream<PoolFrame> s = c.subscribePool(pool.poolId(), pool.producer(), String.format("load/%02d", i))
+          RelayStream<PoolFrame> s = WireSources.of(c).subscribePool(pool.poolId(), pool.producer(), String.format("load/%02d", i))
               .get(DEADLINE_MS, TimeUnit.MILLISECONDS);
           Drainer d = new Drainer(new WireReplica(pool.producer(), s));
           drainers.add(d);

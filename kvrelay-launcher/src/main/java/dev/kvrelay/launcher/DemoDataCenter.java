@@ -70,7 +70,7 @@ final class DemoDataCenter implements AutoCloseable {
     return name;
   }
 
-  /** The DC's relay; it is also the {@link dev.kvrelay.engine.consumer.RelaySource} a router reads. */
+  /** The DC's relay; it is also the {@link dev.kvrelay.engine.wan.RelaySource} a router reads. */
   RelayEngine relay() {
     return relay;
   }

@@ -55,19 +55,15 @@ class ArchitectureTest {
       "consumer.BackoffPolicy", "consumer.CatalogError",
       "consumer.ConsumerStats", "consumer.GlobalViewAnswer", "consumer.GlobalViewMatch", "consumer.LoadSnapshot",
       "consumer.PoolLoad", "consumer.ReadinessSnapshot", "consumer.RelayConsumer",
-      "consumer.RelaySource", "consumer.ReplicaState", "consumer.ReplicaStatus", "consumer.ReplicaTermination",
+      "consumer.ReplicaState", "consumer.ReplicaStatus", "consumer.ReplicaTermination",
       // dev.kvrelay.engine.stats: the counters stats() returns
       "stats.ActorState", "stats.HubRegistryStats", "stats.LoadCounters", "stats.PoolActorStats",
       "stats.QueryFailureKind", "stats.RecoveryStats", "stats.StreamStats", "stats.WanStreamStats",
       "stats.EventPlaneFaultKind", "stats.SubscriberLagStats", "stats.SourceRecoveryStats", "stats.SourceRecoveryState",
-      // dev.kvrelay.engine.wan: the WAN message values both sides speak, their envelope and readiness validator
-      "wan.AdapterReadiness", "wan.CatalogSnapshot", "wan.CatalogUpdate", "wan.DataStatus", "wan.DescriptorException",
-      "wan.DescriptorViolation", "wan.DescriptorWire", "wan.KvPoolDescriptor", "wan.KvPoolLoadEntry",
-      "wan.KvPoolLoadUpdate", "wan.ModelDeploymentStatus", "wan.ModelKey", "wan.ModelServingLoad",
-      "wan.PoolDeploymentStatus", "wan.PoolFrame", "wan.PoolServingLoad", "wan.ReadinessUpdate", "wan.RelayEnvelope",
-      "wan.RelayStream", "wan.RequestLifecycleStats", "wan.ServingLoadUpdate", "wan.ServingLoadView",
-      "wan.TokenLoadStats", "wan.TopologyEntry", "wan.TopologyEntryValidator", "wan.TopologyMember",
-      "wan.TopologySnapshot");
+      // dev.kvrelay.engine.wan: the WAN values an embedder reads (catalog, readiness, load entries, the source handle)
+      "wan.AdapterReadiness", "wan.CatalogSnapshot", "wan.DescriptorException", "wan.DescriptorViolation",
+      "wan.KvPoolDescriptor", "wan.KvPoolLoadEntry", "wan.ModelKey", "wan.RelaySource",
+      "wan.TopologyEntry", "wan.TopologyMember", "wan.TopologySnapshot");
 
   private static final Set<String> GRPC_API =
       Set.of("client.ClientStats", "client.RelayGrpcClient", "server.RelayGrpcServer");

@@ -5,12 +5,13 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kvrelay.api.RelayIdentity;
-import dev.kvrelay.engine.wan.CatalogUpdate;
-import dev.kvrelay.engine.wan.DescriptorWire;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.CatalogUpdate;
 import dev.kvrelay.engine.wire.CatalogValidator;
+import dev.kvrelay.engine.wire.DescriptorWire;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.RelayStream;
+import dev.kvrelay.engine.wire.WireSources;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
 import dev.kvrelay.grpc.proto.KvEventRelayGrpc;
 import dev.kvrelay.grpc.proto.RelayInfo;
@@ -57,7 +58,7 @@ class ServeDemoProcessTest {
         RelayIdentity relay = client.getRelayInfo();
         assertThat(relay.drtInstanceId()).isEqualTo(raw.getRelay().getDrtInstanceId());
         CatalogUpdate first;
-        try (RelayStream<CatalogUpdate> catalog = client.watchCatalog("c46-process-test")) {
+        try (RelayStream<CatalogUpdate> catalog = WireSources.of(client).watchCatalog("c46-process-test")) {
           first = catalog.poll(30, TimeUnit.SECONDS);
           assertThat(first).as("first catalog update").isNotNull();
           assertThat(first.relay()).isEqualTo(relay);
@@ -116,7 +117,7 @@ class ServeDemoProcessTest {
   /** Subscribes the demo pool and waits (deadline 60 s) for frames past the snapshot: deltas flow while idle. */
   private static void deltasKeepComing(RelayGrpcClient client, DescriptorWire pool) throws Exception {
     KvPoolDescriptor descriptor = CatalogValidator.validate(pool);
-    try (RelayStream<PoolFrame> frames = client.subscribePool(descriptor.producer().poolId(), descriptor.producer(),
+    try (RelayStream<PoolFrame> frames = WireSources.of(client).subscribePool(descriptor.producer().poolId(), descriptor.producer(),
         "c46-deltas").get(30, TimeUnit.SECONDS)) {
       int deltas = 0;
       long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

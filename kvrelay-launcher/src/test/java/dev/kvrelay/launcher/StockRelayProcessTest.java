@@ -7,9 +7,10 @@ import dev.kvrelay.api.EventScope;
 import dev.kvrelay.api.json.JsonObject;
 import dev.kvrelay.discovery.file.FileDiscovery;
 import dev.kvrelay.discovery.file.FileKvRegistration;
-import dev.kvrelay.engine.wan.CatalogUpdate;
-import dev.kvrelay.engine.wan.DescriptorWire;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.CatalogUpdate;
+import dev.kvrelay.engine.wire.DescriptorWire;
+import dev.kvrelay.engine.wire.RelayStream;
+import dev.kvrelay.engine.wire.WireSources;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
 import dev.kvrelay.spi.discovery.EndpointKey;
 import dev.kvrelay.spi.discovery.EndpointRecord;
@@ -76,7 +77,7 @@ class StockRelayProcessTest {
 
       ManagedChannel channel = ManagedChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
       try (RelayGrpcClient client = RelayGrpcClient.builder().channel(channel).build();
-          RelayStream<CatalogUpdate> catalog = client.watchCatalog("launcher-process-test")) {
+          RelayStream<CatalogUpdate> catalog = WireSources.of(client).watchCatalog("launcher-process-test")) {
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         List<DescriptorWire.Endpoint> pools = List.of();
         while (pools.isEmpty()) {

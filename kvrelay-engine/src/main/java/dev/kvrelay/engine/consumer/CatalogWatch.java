@@ -2,8 +2,8 @@ package dev.kvrelay.engine.consumer;
 
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
-import dev.kvrelay.engine.wan.CatalogUpdate;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.CatalogUpdate;
+import dev.kvrelay.engine.wire.RelayStream;
 import org.jspecify.annotations.Nullable;
 
 /**

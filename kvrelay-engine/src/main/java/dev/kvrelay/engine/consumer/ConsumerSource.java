@@ -1,16 +1,17 @@
 package dev.kvrelay.engine.consumer;
 
 import dev.kvrelay.engine.wan.CatalogSnapshot;
+import dev.kvrelay.engine.wire.WireSource;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Not thread-safe: confined to the consumer task, except the published catalog, readiness and load snapshots
- * (volatile, any thread) — one {@link RelaySource} (one DC) of a {@link RelayConsumer}: its catalog, readiness and load views and
+ * (volatile, any thread) — one relay (one DC) of a {@link RelayConsumer}: its catalog, readiness and load views and
  * the three streams that feed them.
  */
 final class ConsumerSource {
   final String name;
-  final RelaySource relay;
+  final WireSource relay;
   final CatalogView catalog = new CatalogView();
   final ReadinessView readinessView = new ReadinessView();
   final LoadView loadView = new LoadView();
@@ -24,7 +25,7 @@ final class ConsumerSource {
   volatile ReadinessSnapshot readiness = ReadinessSnapshot.EMPTY;
   volatile LoadSnapshot load = LoadSnapshot.EMPTY;
 
-  ConsumerSource(String name, RelaySource relay, ConsumerContext context, SourceEvents events) {
+  ConsumerSource(String name, WireSource relay, ConsumerContext context, SourceEvents events) {
     this.name = name;
     this.relay = relay;
     this.catalogWatch = new CatalogWatch(this, context, events);

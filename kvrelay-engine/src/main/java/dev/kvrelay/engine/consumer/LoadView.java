@@ -3,7 +3,7 @@ package dev.kvrelay.engine.consumer;
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wan.KvPoolLoadEntry;
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wire.KvPoolLoadUpdate;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -8,8 +8,8 @@ import dev.kvrelay.ckf.consumer.GlobalCkfLaneIngestor;
 import dev.kvrelay.ckf.consumer.LaneAssignmentResult;
 import dev.kvrelay.ckf.consumer.LaneIngestOutcome;
 import dev.kvrelay.ckf.consumer.LaneLease;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.RelayEnvelope;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.RelayEnvelope;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 

@@ -1,10 +1,10 @@
 package dev.kvrelay.engine.consumer;
 
 import dev.kvrelay.engine.wan.ModelKey;
-import dev.kvrelay.engine.wan.ReadinessUpdate;
 import dev.kvrelay.engine.wan.TopologyEntry;
-import dev.kvrelay.engine.wan.TopologyEntryValidator;
 import dev.kvrelay.engine.wan.TopologySnapshot;
+import dev.kvrelay.engine.wire.ReadinessUpdate;
+import dev.kvrelay.engine.wire.TopologyEntryValidator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;

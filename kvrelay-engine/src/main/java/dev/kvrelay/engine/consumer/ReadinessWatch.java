@@ -1,8 +1,8 @@
 package dev.kvrelay.engine.consumer;
 
 import dev.kvrelay.api.RelayException;
-import dev.kvrelay.engine.wan.ReadinessUpdate;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.ReadinessUpdate;
+import dev.kvrelay.engine.wire.RelayStream;
 
 /**
  * Not thread-safe: confined to the consumer task (see {@link SourceWatch}) — a source's readiness stream, feeding

@@ -8,6 +8,9 @@ import dev.kvrelay.api.SubscriberId;
 import dev.kvrelay.engine.actor.ActorScheduler;
 import dev.kvrelay.engine.actor.ExecutorActorScheduler;
 import dev.kvrelay.engine.wan.CatalogSnapshot;
+import dev.kvrelay.engine.wan.RelaySource;
+import dev.kvrelay.engine.wire.WireSource;
+import dev.kvrelay.engine.wire.WireSources;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -190,7 +193,7 @@ public final class RelayConsumer implements AutoCloseable {
     private @Nullable LongSupplier epochMicros;
     private @Nullable BackoffPolicy backoff;
     private @Nullable Long randomSeed;
-    private final Map<String, RelaySource> sources = new LinkedHashMap<>();
+    private final Map<String, WireSource> sources = new LinkedHashMap<>();
 
     private Builder() {}
 
@@ -285,15 +288,21 @@ public final class RelayConsumer implements AutoCloseable {
       return this;
     }
 
-    /** Adds one relay (one DC) under a unique non-empty name; at most {@value RelayConsumer#MAX_SOURCES}. */
+    /**
+     * Adds one relay (one DC) under a unique non-empty name; at most {@value RelayConsumer#MAX_SOURCES}.
+     *
+     * @param source a {@code RelayEngine} in this process or a {@code RelayGrpcClient}
+     * @throws IllegalArgumentException for an empty name, or a source that is neither
+     */
     public Builder source(String name, RelaySource source) {
       Objects.requireNonNull(name, "name");
       Objects.requireNonNull(source, "source");
       if (name.isEmpty()) {
         throw new IllegalArgumentException("source name must not be empty");
       }
+      WireSource wire = WireSources.of(source);
       once(sources.containsKey(name), "source " + name);
-      sources.put(name, source);
+      sources.put(name, wire);
       return this;
     }
 

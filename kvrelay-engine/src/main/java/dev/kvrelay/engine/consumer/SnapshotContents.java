@@ -4,7 +4,7 @@ import dev.kvrelay.api.DigestIdentity;
 import dev.kvrelay.api.IndexerDomainId;
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.ProducerIdentity;
-import dev.kvrelay.engine.wan.DescriptorWire;
+import dev.kvrelay.engine.wire.DescriptorWire;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.consumer;
 
+import dev.kvrelay.engine.wire.WireSource;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,11 +20,11 @@ final class SourceSupervisor implements SourceEvents {
   private final LaneReconciler lanes;
   private boolean started;
 
-  SourceSupervisor(ConsumerContext context, GlobalView view, Map<String, RelaySource> relays) {
+  SourceSupervisor(ConsumerContext context, GlobalView view, Map<String, WireSource> relays) {
     this.context = context;
     List<ConsumerSource> list = new ArrayList<>();
     Map<String, ConsumerSource> names = new LinkedHashMap<>();
-    for (Map.Entry<String, RelaySource> e : relays.entrySet()) {
+    for (Map.Entry<String, WireSource> e : relays.entrySet()) {
       ConsumerSource s = new ConsumerSource(e.getKey(), e.getValue(), context, this);
       list.add(s);
       names.put(e.getKey(), s);

@@ -3,7 +3,7 @@ package dev.kvrelay.engine.consumer;
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
 import dev.kvrelay.engine.actor.SerialTask;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.RelayStream;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 

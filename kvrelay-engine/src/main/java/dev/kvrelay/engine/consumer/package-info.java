@@ -1,6 +1,6 @@
 /**
  * The consumer an embedder reads relays with (wan-grpc.md §7): {@link dev.kvrelay.engine.consumer.RelayConsumer}
- * reads up to 16 {@link dev.kvrelay.engine.consumer.RelaySource}s (the in-process engine or a gRPC client) for one
+ * reads up to 16 {@link dev.kvrelay.engine.wan.RelaySource}s (the in-process engine or a gRPC client) for one
  * indexer domain and answers "tokens → matched prefix depth per DC" ({@link
  * dev.kvrelay.engine.consumer.GlobalViewAnswer}), with readiness, load, replica states and counters. Inside (package
  * private): the multi-DC global view, the pool replicas applying {@code FilterUpdate}-shaped frames to one Global

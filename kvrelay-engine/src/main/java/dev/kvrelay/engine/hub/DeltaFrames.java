@@ -5,7 +5,7 @@ import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.ckf.cbi1.Cbi1EncodeException;
 import dev.kvrelay.ckf.cbi1.Cbi1Encoder;
 import dev.kvrelay.ckf.producer.CkfDelta;
-import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wire.PoolFrame;
 
 /**
  * Immutable and thread-safe: the encoder of one pool generation's deltas into the one CBI1 DELTA {@link PoolFrame}

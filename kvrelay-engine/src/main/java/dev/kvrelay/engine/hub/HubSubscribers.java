@@ -3,7 +3,7 @@ package dev.kvrelay.engine.hub;
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.engine.stats.SubscriberLagStats;
-import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wire.PoolFrame;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.List;

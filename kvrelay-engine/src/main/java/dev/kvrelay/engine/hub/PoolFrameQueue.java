@@ -3,7 +3,7 @@ package dev.kvrelay.engine.hub;
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.ckf.cbi1.Cbi1;
 import dev.kvrelay.engine.stats.SubscriberLagStats;
-import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wire.PoolFrame;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -3,7 +3,7 @@ package dev.kvrelay.engine.hub;
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
 import dev.kvrelay.ckf.cbi1.Cbi1EncodeException;
-import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wire.PoolFrame;
 import java.util.concurrent.CancellationException;
 import org.jspecify.annotations.Nullable;
 

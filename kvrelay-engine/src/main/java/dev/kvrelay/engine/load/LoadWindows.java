@@ -1,7 +1,7 @@
 package dev.kvrelay.engine.load;
 
 import dev.kvrelay.engine.wan.KvPoolLoadEntry;
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wire.KvPoolLoadUpdate;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.kvrelay.engine.load;
 
 import dev.kvrelay.engine.stats.LoadCounters;
-import dev.kvrelay.engine.wan.DataStatus;
+import dev.kvrelay.engine.wire.DataStatus;
 import dev.kvrelay.spi.discovery.RuntimeConfig;
 import dev.kvrelay.spi.eventplane.ActiveLoad;
 import dev.kvrelay.spi.eventplane.EventEnvelope;

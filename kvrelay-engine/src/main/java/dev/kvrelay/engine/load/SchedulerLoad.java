@@ -1,6 +1,6 @@
 package dev.kvrelay.engine.load;
 
-import dev.kvrelay.engine.wan.DataStatus;
+import dev.kvrelay.engine.wire.DataStatus;
 import java.util.OptionalLong;
 
 /**

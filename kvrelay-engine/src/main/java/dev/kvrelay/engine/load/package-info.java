@@ -6,5 +6,5 @@
 @NullMarked
 package dev.kvrelay.engine.load;
 
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wire.KvPoolLoadUpdate;
 import org.jspecify.annotations.NullMarked;

@@ -3,7 +3,7 @@ package dev.kvrelay.engine.stream;
 import dev.kvrelay.api.RelayException;
 import dev.kvrelay.engine.RelayConfigKey;
 import dev.kvrelay.engine.actor.ActorScheduler;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.RelayStream;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;

@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.wan;
 
+
 import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.KvQuerySemantics;
@@ -108,27 +109,6 @@ public record KvPoolDescriptor(
    */
   public KvPoolDescriptor withRoles(List<WorkerRole> newRoles) throws DescriptorException {
     return new KvPoolDescriptor(producer, servingEndpoint, registrations, querySemantics, sortedUniqueRoles(newRoles));
-  }
-
-  /** The wire shape of this descriptor (what the consumer-side {@code CatalogValidator.validate} reads back). */
-  public DescriptorWire toWire() {
-    List<DescriptorWire.@Nullable Registration> wireRegistrations = new ArrayList<>(registrations.size());
-    for (ModelRegistration registration : registrations) {
-      ModelTarget target = registration.target();
-      String adapter = target instanceof ModelTarget.Lora lora ? lora.adapter() : null;
-      wireRegistrations.add(new DescriptorWire.Registration(registration.canonicalModelId(),
-          registration.targetCase(), target.baseModel(), adapter, new ArrayList<>(registration.aliases())));
-    }
-    List<@Nullable Integer> roles = new ArrayList<>(poolRoles.size());
-    for (WorkerRole role : poolRoles) {
-      roles.add(role.wireValue());
-    }
-    return new DescriptorWire(
-        producer.toWire(),
-        new DescriptorWire.Endpoint(servingEndpoint.namespace(), servingEndpoint.component(), servingEndpoint.endpoint()),
-        wireRegistrations,
-        new DescriptorWire.QuerySemantics(querySemantics.kvBlockSize(), querySemantics.hashFormat().wireValue()),
-        roles);
   }
 
   private static List<ModelRegistration> normalizedRegistrations(KvPoolId pool, List<ModelRegistration> registrations)

@@ -7,7 +7,6 @@ import dev.kvrelay.api.ModelRegistration;
 import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.api.WireValidationException;
 import dev.kvrelay.api.WorkerRole;
-import dev.kvrelay.engine.wan.DescriptorWire;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import java.util.ArrayList;
 import java.util.HashMap;

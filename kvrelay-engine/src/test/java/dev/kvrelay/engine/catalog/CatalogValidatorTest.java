@@ -9,10 +9,10 @@ import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.ModelTarget;
 import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.api.WireValidationException.Kind;
-import dev.kvrelay.engine.wan.DescriptorWire;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wire.CatalogValidation;
 import dev.kvrelay.engine.wire.CatalogValidator;
+import dev.kvrelay.engine.wire.DescriptorWire;
 import dev.kvrelay.engine.wire.ExcludedDescriptor;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 
 class CatalogValidatorTest {
 
-  private static final DescriptorWire GOOD = descriptor(1, 1).toWire();
+  private static final DescriptorWire GOOD = DescriptorWire.of(descriptor(1, 1));
 
   private static ExcludedDescriptor excludedAlone(DescriptorWire wire) {
     CatalogValidation v = CatalogValidator.validateAll(List.of(wire));
@@ -55,7 +55,7 @@ class CatalogValidatorTest {
   @Test
   void producerDescriptorReadsBackEqual() throws Exception {
     KvPoolDescriptor d = descriptor(1, 1);
-    assertThat(CatalogValidator.validate(d.toWire())).isEqualTo(d);
+    assertThat(CatalogValidator.validate(DescriptorWire.of(d))).isEqualTo(d);
   }
 
   @Test
@@ -135,10 +135,10 @@ class CatalogValidatorTest {
   @Test
   void eachDescriptorIsValidatedOnItsOwn() {
     List<@Nullable DescriptorWire> pools = new ArrayList<>();
-    pools.add(descriptor(3, 1).toWire());
+    pools.add(DescriptorWire.of(descriptor(3, 1)));
     pools.add(withRoles(List.of(9)));
     pools.add(null);
-    pools.add(descriptor(2, 4).toWire());
+    pools.add(DescriptorWire.of(descriptor(2, 4)));
     CatalogValidation v = CatalogValidator.validateAll(pools);
     assertThat(v.usable()).containsExactly(descriptor(3, 1), descriptor(2, 4));
     assertThat(v.excluded()).extracting(ExcludedDescriptor::index).containsExactly(1, 2);
@@ -150,7 +150,7 @@ class CatalogValidatorTest {
   @Test
   void decisionDuplicatePoolIdExcludesEveryCopy() {
     CatalogValidation v = CatalogValidator.validateAll(
-        List.of(descriptor(1, 1).toWire(), descriptor(1, 2).toWire(), descriptor(2, 1).toWire()));
+        List.of(DescriptorWire.of(descriptor(1, 1)), DescriptorWire.of(descriptor(1, 2)), DescriptorWire.of(descriptor(2, 1))));
     assertThat(v.usable()).containsExactly(descriptor(2, 1));
     assertThat(v.excluded()).extracting(ExcludedDescriptor::index).containsExactly(0, 1);
     assertThat(v.excluded()).allSatisfy(e -> assertThat(e.kind()).isEqualTo(Kind.MALFORMED));

@@ -13,10 +13,10 @@ import dev.kvrelay.api.ModelRegistration;
 import dev.kvrelay.api.ModelTarget;
 import dev.kvrelay.api.WorkerRole;
 import dev.kvrelay.engine.wan.DescriptorException;
-import dev.kvrelay.engine.wan.DescriptorWire;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wire.CatalogValidation;
 import dev.kvrelay.engine.wire.CatalogValidator;
+import dev.kvrelay.engine.wire.DescriptorWire;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -107,7 +107,7 @@ class KvPoolDescriptorProperties {
           }
           assertThat(d.poolRoles()).isSorted().containsExactlyInAnyOrderElementsOf(roles);
           try {
-            assertThat(CatalogValidator.validate(d.toWire())).isEqualTo(d);
+            assertThat(CatalogValidator.validate(DescriptorWire.of(d))).isEqualTo(d);
           } catch (Exception e) {
             throw new AssertionError(e);
           }
@@ -121,7 +121,7 @@ class KvPoolDescriptorProperties {
           int bad = badIndex % count;
           List<DescriptorWire> wires = new ArrayList<>();
           for (int i = 0; i < count; i++) {
-            DescriptorWire w = CatalogFixtures.descriptor(i, 1).toWire();
+            DescriptorWire w = DescriptorWire.of(CatalogFixtures.descriptor(i, 1));
             if (i == bad) {
               w = new DescriptorWire(w.producer(), w.servingEndpoint(), w.registrations(), w.querySemantics(),
                   List.of(2, badRole));

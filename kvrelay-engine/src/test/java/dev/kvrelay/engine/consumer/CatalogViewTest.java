@@ -17,9 +17,9 @@ import dev.kvrelay.api.ModelTarget;
 import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.api.WorkerRole;
-import dev.kvrelay.engine.wan.CatalogUpdate;
-import dev.kvrelay.engine.wan.DescriptorWire;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
+import dev.kvrelay.engine.wire.CatalogUpdate;
+import dev.kvrelay.engine.wire.DescriptorWire;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -36,7 +36,7 @@ class CatalogViewTest {
   }
 
   static DescriptorWire descriptor(ProducerIdentity producer) {
-    return valid(producer).toWire();
+    return DescriptorWire.of(valid(producer));
   }
 
   private static DescriptorWire withRoles(DescriptorWire d, List<@Nullable Integer> roles) {
@@ -123,7 +123,7 @@ class CatalogViewTest {
     view.apply(update(1, descriptor(PRODUCER_A)), 5);
     KvPoolDescriptor renamed = new KvPoolDescriptor(PRODUCER_A, new DynamoEndpointId("ns", "other", "generate"),
         List.of(), new KvQuerySemantics(16, KvQueryHashFormat.DYNAMO_STANDARD_V1), List.of(WorkerRole.PREFILL));
-    var r = view.apply(update(2, renamed.toWire()), 6);
+    var r = view.apply(update(2, DescriptorWire.of(renamed)), 6);
     assertThat(r).isEqualTo(new CatalogResult.Applied(2, List.of()));
     assertThat(view.descriptor(PRODUCER_A.poolId())).contains(renamed);
   }

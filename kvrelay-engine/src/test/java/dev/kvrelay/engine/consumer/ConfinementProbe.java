@@ -3,11 +3,13 @@ package dev.kvrelay.engine.consumer;
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.api.RelayException;
-import dev.kvrelay.engine.wan.CatalogUpdate;
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.RelayStream;
 import dev.kvrelay.engine.wan.TopologySnapshot;
+import dev.kvrelay.engine.wire.CatalogUpdate;
+import dev.kvrelay.engine.wire.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.RelayStream;
+import dev.kvrelay.engine.wire.ServingLoadUpdate;
+import dev.kvrelay.engine.wire.WireSource;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -50,47 +52,47 @@ final class ConfinementProbe {
     active.decrementAndGet();
   }
 
-  RelaySource wrap(RelaySource source) {
-    return new RelaySource() {
+  /** A call from the consumer into a source or stream. */
+  @FunctionalInterface
+  private interface Call<T, E extends Exception> {
+    T call() throws E;
+  }
+
+  private <T, E extends Exception> T probed(Call<T, E> call) throws E {
+    enter();
+    try {
+      return call.call();
+    } finally {
+      exit();
+    }
+  }
+
+  WireSource wrap(WireSource source) {
+    return new WireSource() {
       @Override
       public RelayStream<CatalogUpdate> watchCatalog(String subscriberId) throws RelayException {
-        enter();
-        try {
-          return stream(source.watchCatalog(subscriberId));
-        } finally {
-          exit();
-        }
+        return probed(() -> stream(source.watchCatalog(subscriberId)));
       }
 
       @Override
       public CompletableFuture<RelayStream<PoolFrame>> subscribePool(KvPoolId pool, ProducerIdentity expected,
           String subscriberId) {
-        enter();
-        try {
-          return source.subscribePool(pool, expected, subscriberId).thenApply(s -> stream(s));
-        } finally {
-          exit();
-        }
+        return probed(() -> source.subscribePool(pool, expected, subscriberId).thenApply(s -> stream(s)));
       }
 
       @Override
       public RelayStream<TopologySnapshot> watchReadiness(String subscriberId) throws RelayException {
-        enter();
-        try {
-          return stream(source.watchReadiness(subscriberId));
-        } finally {
-          exit();
-        }
+        return probed(() -> stream(source.watchReadiness(subscriberId)));
       }
 
       @Override
       public RelayStream<KvPoolLoadUpdate> watchPoolLoad(String subscriberId) throws RelayException {
-        enter();
-        try {
-          return stream(source.watchPoolLoad(subscriberId));
-        } finally {
-          exit();
-        }
+        return probed(() -> stream(source.watchPoolLoad(subscriberId)));
+      }
+
+      @Override
+      public RelayStream<ServingLoadUpdate> watchServingLoad(String subscriberId) throws RelayException {
+        return probed(() -> stream(source.watchServingLoad(subscriberId)));
       }
     };
   }
@@ -99,22 +101,12 @@ final class ConfinementProbe {
     return new RelayStream<>() {
       @Override
       public @Nullable T poll() throws RelayException {
-        enter();
-        try {
-          return s.poll();
-        } finally {
-          exit();
-        }
+        return probed(() -> s.poll());
       }
 
       @Override
-      public @Nullable T poll(long timeout, TimeUnit unit) throws RelayException, InterruptedException {
-        enter();
-        try {
-          return s.poll(timeout, unit);
-        } finally {
-          exit();
-        }
+      public @Nullable T poll(long timeout, TimeUnit unit) throws RelayException {
+        return poll(); // the consumer never waits on a stream: a timed poll is an immediate one here
       }
 
       @Override

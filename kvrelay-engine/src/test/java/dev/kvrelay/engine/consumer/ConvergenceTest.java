@@ -8,7 +8,7 @@ import dev.kvrelay.ckf.producer.CkfDelta;
 import dev.kvrelay.ckf.producer.CkfPublication;
 import dev.kvrelay.ckf.producer.CkfSnapshot;
 import dev.kvrelay.ckf.producer.NoPublication;
-import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wire.PoolFrame;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 

@@ -13,12 +13,14 @@ import dev.kvrelay.ckf.producer.CkfProducerConfig;
 import dev.kvrelay.ckf.producer.CkfPublication;
 import dev.kvrelay.ckf.producer.CkfSnapshot;
 import dev.kvrelay.ckf.producer.StoredBatch;
-import dev.kvrelay.engine.wan.CatalogUpdate;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.RelayStream;
 import dev.kvrelay.engine.wan.TopologySnapshot;
+import dev.kvrelay.engine.wire.CatalogUpdate;
+import dev.kvrelay.engine.wire.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.RelayStream;
+import dev.kvrelay.engine.wire.ServingLoadUpdate;
+import dev.kvrelay.engine.wire.WireSource;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -32,7 +34,7 @@ import org.jspecify.annotations.Nullable;
  * encoder, with hand-driven streams: the catalog the test publishes, one hub per pool that serves a barrier
  * snapshot to each new subscriber and fans deltas out to every open subscriber.
  */
-final class FakeRelay implements RelaySource {
+final class FakeRelay implements WireSource {
 
   /** Not thread-safe: one pool's producer and its open frame streams. */
   final class Hub {
@@ -261,5 +263,12 @@ final class FakeRelay implements RelaySource {
       s.push(load);
     }
     return s;
+  }
+
+  /** This fake publishes no serving load: a stream that stays open and empty. */
+  @Override
+  public RelayStream<ServingLoadUpdate> watchServingLoad(String subscriberId) {
+    subscriberIds.add(subscriberId);
+    return new QueueStream<>();
   }
 }

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvrelay.api.ProducerIdentity;
-import dev.kvrelay.engine.wan.CatalogUpdate;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wan.KvPoolLoadEntry;
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wire.CatalogUpdate;
+import dev.kvrelay.engine.wire.KvPoolLoadUpdate;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -19,7 +19,7 @@ import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.ckf.consumer.LaneAssignmentResult;
 import dev.kvrelay.engine.consumer.PoolReplica.Outcome;
-import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wire.PoolFrame;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

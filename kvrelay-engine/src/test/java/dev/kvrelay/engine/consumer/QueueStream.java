@@ -1,7 +1,7 @@
 package dev.kvrelay.engine.consumer;
 
 import dev.kvrelay.api.RelayException;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.RelayStream;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;

@@ -122,6 +122,32 @@ class RelayConsumerEmbeddingTest {
   }
 
   @Test
+  void aSourceThatIsNeitherAnEngineNorAGrpcClientIsRefusedWhenAdded() {
+    dev.kvrelay.engine.wan.RelaySource foreign = new dev.kvrelay.engine.wan.RelaySource() {};
+    RelayConsumer.Builder b = builder("router-foreign");
+    assertThatThrownBy(() -> b.source("dc-x", foreign)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("use a RelayEngine, or a RelayGrpcClient");
+    FakeRelay relay = new FakeRelay(new RelayIdentity(100, 1));
+    assertThat(dev.kvrelay.engine.wire.WireSources.of(new FakeRelayHandle(relay))).isSameAs(relay);
+    assertThatThrownBy(() -> dev.kvrelay.engine.wire.WireSources.register(FakeRelayHandle.class, h -> h.relay))
+        .as("registered once, by the class itself").isInstanceOf(IllegalStateException.class);
+    b.source("dc-0", new FakeRelayHandle(relay)); // a registered handle is accepted
+  }
+
+  /** Immutable: a handle whose wire is reached through the registry, as the engine's and the gRPC client's are. */
+  static final class FakeRelayHandle implements dev.kvrelay.engine.wan.RelaySource {
+    static {
+      dev.kvrelay.engine.wire.WireSources.register(FakeRelayHandle.class, h -> h.relay);
+    }
+
+    final FakeRelay relay;
+
+    FakeRelayHandle(FakeRelay relay) {
+      this.relay = relay;
+    }
+  }
+
+  @Test
   void anExecutorAndATestSchedulerAreExclusive() {
     ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1);
     try {

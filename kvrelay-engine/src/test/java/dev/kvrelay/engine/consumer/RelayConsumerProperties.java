@@ -8,7 +8,7 @@ import static org.quicktheories.generators.SourceDSL.lists;
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
-import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wire.PoolFrame;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

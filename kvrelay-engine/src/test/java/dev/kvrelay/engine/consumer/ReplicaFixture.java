@@ -23,7 +23,7 @@ import dev.kvrelay.ckf.producer.CkfProducer;
 import dev.kvrelay.ckf.producer.CkfProducerConfig;
 import dev.kvrelay.ckf.producer.CkfPublication;
 import dev.kvrelay.ckf.producer.StoredBatch;
-import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wire.PoolFrame;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -11,9 +11,9 @@ import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 
 import dev.kvrelay.api.ProducerIdentity;
-import dev.kvrelay.engine.wan.CatalogUpdate;
-import dev.kvrelay.engine.wan.DescriptorWire;
-import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wire.CatalogUpdate;
+import dev.kvrelay.engine.wire.DescriptorWire;
+import dev.kvrelay.engine.wire.PoolFrame;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

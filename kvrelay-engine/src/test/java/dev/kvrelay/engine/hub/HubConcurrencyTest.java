@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.engine.WireReplica;
 import dev.kvrelay.engine.actor.ActorScheduler;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.RelayStream;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;

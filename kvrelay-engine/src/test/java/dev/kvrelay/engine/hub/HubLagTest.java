@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.engine.WireReplica;
 import dev.kvrelay.engine.stats.SubscriberLagStats;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.RelayStream;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

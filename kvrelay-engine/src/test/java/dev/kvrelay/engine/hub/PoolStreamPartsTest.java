@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.ckf.cbi1.Cbi1;
 import dev.kvrelay.engine.actor.ActorScheduler;
-import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wire.PoolFrame;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -5,7 +5,7 @@ import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wire.KvPoolLoadUpdate;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

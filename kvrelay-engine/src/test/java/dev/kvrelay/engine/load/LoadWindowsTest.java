@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.engine.wan.KvPoolLoadEntry;
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wire.KvPoolLoadUpdate;
 import java.util.List;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;

@@ -9,9 +9,9 @@ import static dev.kvrelay.spi.eventplane.SchedulerLoadScope.LOCAL;
 import static dev.kvrelay.spi.eventplane.SchedulerLoadScope.REPLICA_SYNCHRONIZED;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kvrelay.engine.wan.DataStatus;
 import dev.kvrelay.engine.wan.KvPoolLoadEntry;
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wire.DataStatus;
+import dev.kvrelay.engine.wire.KvPoolLoadUpdate;
 import dev.kvrelay.spi.discovery.RuntimeConfig;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
 import java.util.HashMap;

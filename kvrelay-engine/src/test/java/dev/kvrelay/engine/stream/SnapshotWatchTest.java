@@ -2,7 +2,7 @@ package dev.kvrelay.engine.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.RelayStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

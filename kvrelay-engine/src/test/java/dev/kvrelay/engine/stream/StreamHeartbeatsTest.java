@@ -8,7 +8,7 @@ import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
 import dev.kvrelay.engine.RelayConfigKey;
 import dev.kvrelay.engine.actor.ExecutorActorScheduler;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.RelayStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.RelayStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;

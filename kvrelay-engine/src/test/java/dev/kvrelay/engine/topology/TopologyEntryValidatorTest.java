@@ -8,7 +8,7 @@ import dev.kvrelay.api.WireValidationException.Kind;
 import dev.kvrelay.api.WireValidationException;
 import dev.kvrelay.engine.membership.WorkerTopology;
 import dev.kvrelay.engine.wan.TopologyEntry;
-import dev.kvrelay.engine.wan.TopologyEntryValidator;
+import dev.kvrelay.engine.wire.TopologyEntryValidator;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;

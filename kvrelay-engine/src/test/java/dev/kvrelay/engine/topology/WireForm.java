@@ -3,8 +3,8 @@ package dev.kvrelay.engine.topology;
 import dev.kvrelay.api.WorkerRole;
 import dev.kvrelay.engine.wan.AdapterReadiness;
 import dev.kvrelay.engine.wan.TopologyEntry;
-import dev.kvrelay.engine.wan.TopologyEntryValidator;
 import dev.kvrelay.engine.wan.TopologyMember;
+import dev.kvrelay.engine.wire.TopologyEntryValidator;
 import java.util.ArrayList;
 import java.util.List;
 

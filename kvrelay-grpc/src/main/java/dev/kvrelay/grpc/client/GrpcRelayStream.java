@@ -3,7 +3,7 @@ package dev.kvrelay.grpc.client;
 import com.google.common.util.concurrent.MoreExecutors;
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.RelayStream;
 import dev.kvrelay.grpc.wire.RelayStatus;
 import io.grpc.CallOptions;
 import io.grpc.Channel;

@@ -4,7 +4,7 @@ import dev.kvrelay.api.RelayException;
 
 /**
  * Not thread-safe in general: confined to the one stream it was made for (its serial message callback) — turns one
- * received protobuf message into the value a {@link dev.kvrelay.engine.wan.RelayStream} delivers, or refuses it with
+ * received protobuf message into the value a {@link dev.kvrelay.engine.wire.RelayStream} delivers, or refuses it with
  * the typed error that ends the stream.
  *
  * <p>Most decoders are stateless apart from atomic counters; the pool-frame decoder keeps its stream's producer

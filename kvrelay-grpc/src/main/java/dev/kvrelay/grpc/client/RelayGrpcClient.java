@@ -6,14 +6,16 @@ import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
 import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.engine.RelayConfigKey;
-import dev.kvrelay.engine.consumer.RelaySource;
-import dev.kvrelay.engine.wan.CatalogUpdate;
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.ReadinessUpdate;
-import dev.kvrelay.engine.wan.RelayStream;
-import dev.kvrelay.engine.wan.ServingLoadUpdate;
+import dev.kvrelay.engine.wan.RelaySource;
 import dev.kvrelay.engine.wan.TopologySnapshot;
+import dev.kvrelay.engine.wire.CatalogUpdate;
+import dev.kvrelay.engine.wire.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.ReadinessUpdate;
+import dev.kvrelay.engine.wire.RelayStream;
+import dev.kvrelay.engine.wire.ServingLoadUpdate;
+import dev.kvrelay.engine.wire.WireSource;
+import dev.kvrelay.engine.wire.WireSources;
 import dev.kvrelay.grpc.proto.KvEventRelayGrpc;
 import dev.kvrelay.grpc.proto.RelayInfo;
 import dev.kvrelay.grpc.wire.RelayStatus;
@@ -60,6 +62,10 @@ import org.jspecify.annotations.Nullable;
  * <p>Reconnection and backoff are the consumer's job ({@code RelayConsumer}); this client only opens calls.
  */
 public final class RelayGrpcClient implements RelaySource, AutoCloseable {
+  static {
+    WireSources.register(RelayGrpcClient.class, c -> c.wire);
+  }
+
   /** The default inbound message limit: 8 MiB, the server's default {@code max_message_bytes}. */
   public static final int DEFAULT_MAX_INBOUND_MESSAGE_BYTES = (int) RelayConfigKey.MAX_MESSAGE_BYTES.defaultValue();
   /** The smallest inbound limit accepted: one full snapshot chunk plus its framing (4 259 904 bytes). */
@@ -77,6 +83,8 @@ public final class RelayGrpcClient implements RelaySource, AutoCloseable {
   private final int queueBound;
   private final Duration infoDeadline;
   private final ClientCounters counters = new ClientCounters();
+  /** This client's streams as the consumer reads them ({@link WireSources#of}). */
+  private final WireSource wire = new ClientWire();
   private volatile boolean closed;
 
   private RelayGrpcClient(Builder b) {
@@ -138,8 +146,7 @@ public final class RelayGrpcClient implements RelaySource, AutoCloseable {
     return Objects.requireNonNull(WireCodec.fromProto(info).relay());
   }
 
-  @Override
-  public RelayStream<CatalogUpdate> watchCatalog(String subscriberId) throws RelayException {
+  RelayStream<CatalogUpdate> watchCatalog(String subscriberId) throws RelayException {
     return open(KvEventRelayGrpc.getWatchKvPoolCatalogMethod(), WireCodec.watchCatalogRequest(subscriberId),
         WireDecoders.catalog());
   }
@@ -150,8 +157,7 @@ public final class RelayGrpcClient implements RelaySource, AutoCloseable {
    * exceptionally with the {@link RelayException} of a trailers-only error. Cancelling the future cancels the
    * call. {@code pool} must be {@code expected}'s pool (the request carries only the producer).
    */
-  @Override
-  public CompletableFuture<RelayStream<PoolFrame>> subscribePool(
+  CompletableFuture<RelayStream<PoolFrame>> subscribePool(
       KvPoolId pool, ProducerIdentity expected, String subscriberId) {
     if (closed) {
       return CompletableFuture.failedFuture(closedError());
@@ -180,8 +186,7 @@ public final class RelayGrpcClient implements RelaySource, AutoCloseable {
     return result;
   }
 
-  @Override
-  public RelayStream<TopologySnapshot> watchReadiness(String subscriberId) throws RelayException {
+  RelayStream<TopologySnapshot> watchReadiness(String subscriberId) throws RelayException {
     return open(KvEventRelayGrpc.getSubscribeServingReadinessMethod(), WireCodec.readinessRequest(subscriberId),
         WireDecoders.readiness());
   }
@@ -192,20 +197,18 @@ public final class RelayGrpcClient implements RelaySource, AutoCloseable {
    * an unknown state or role, or otherwise invalid, is quarantined under its key (counted in
    * {@link ClientStats#quarantinedReadinessEntries()}) while the rest of the message is used (wan-grpc.md §7.5).
    */
-  @Override
-  public RelayStream<ReadinessUpdate> watchReadinessUpdates(String subscriberId) throws RelayException {
+  RelayStream<ReadinessUpdate> watchReadinessUpdates(String subscriberId) throws RelayException {
     return open(KvEventRelayGrpc.getSubscribeServingReadinessMethod(), WireCodec.readinessRequest(subscriberId),
         WireDecoders.readinessUpdates(counters));
   }
 
-  @Override
-  public RelayStream<KvPoolLoadUpdate> watchPoolLoad(String subscriberId) throws RelayException {
+  RelayStream<KvPoolLoadUpdate> watchPoolLoad(String subscriberId) throws RelayException {
     return open(KvEventRelayGrpc.getSubscribeKvPoolLoadMethod(), WireCodec.poolLoadRequest(subscriberId),
         WireDecoders.poolLoad(counters));
   }
 
-  /** SubscribeServingLoad (not part of {@link RelaySource}): validated windows, excluded entries counted. */
-  public RelayStream<ServingLoadUpdate> watchServingLoad(String subscriberId) throws RelayException {
+  /** SubscribeServingLoad: validated windows, excluded entries counted. */
+  RelayStream<ServingLoadUpdate> watchServingLoad(String subscriberId) throws RelayException {
     return open(KvEventRelayGrpc.getSubscribeServingLoadMethod(), WireCodec.servingLoadRequest(subscriberId),
         WireDecoders.servingLoad(counters));
   }
@@ -415,6 +418,40 @@ public final class RelayGrpcClient implements RelaySource, AutoCloseable {
       if (!unset) {
         throw new IllegalStateException(what + " already set");
       }
+    }
+  }
+
+  /** Thread-safe as the client is: the client's streams behind its {@link RelaySource} face. */
+  private final class ClientWire implements WireSource {
+    @Override
+    public RelayStream<CatalogUpdate> watchCatalog(String subscriberId) throws RelayException {
+      return RelayGrpcClient.this.watchCatalog(subscriberId);
+    }
+
+    @Override
+    public CompletableFuture<RelayStream<PoolFrame>> subscribePool(
+        KvPoolId pool, ProducerIdentity expected, String subscriberId) {
+      return RelayGrpcClient.this.subscribePool(pool, expected, subscriberId);
+    }
+
+    @Override
+    public RelayStream<TopologySnapshot> watchReadiness(String subscriberId) throws RelayException {
+      return RelayGrpcClient.this.watchReadiness(subscriberId);
+    }
+
+    @Override
+    public RelayStream<ReadinessUpdate> watchReadinessUpdates(String subscriberId) throws RelayException {
+      return RelayGrpcClient.this.watchReadinessUpdates(subscriberId);
+    }
+
+    @Override
+    public RelayStream<KvPoolLoadUpdate> watchPoolLoad(String subscriberId) throws RelayException {
+      return RelayGrpcClient.this.watchPoolLoad(subscriberId);
+    }
+
+    @Override
+    public RelayStream<ServingLoadUpdate> watchServingLoad(String subscriberId) throws RelayException {
+      return RelayGrpcClient.this.watchServingLoad(subscriberId);
     }
   }
 }

@@ -3,12 +3,12 @@ package dev.kvrelay.grpc.client;
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
 import dev.kvrelay.api.WireValidationException;
-import dev.kvrelay.engine.wan.CatalogUpdate;
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.ReadinessUpdate;
-import dev.kvrelay.engine.wan.ServingLoadUpdate;
 import dev.kvrelay.engine.wan.TopologySnapshot;
+import dev.kvrelay.engine.wire.CatalogUpdate;
+import dev.kvrelay.engine.wire.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.ReadinessUpdate;
+import dev.kvrelay.engine.wire.ServingLoadUpdate;
 import dev.kvrelay.grpc.proto.FilterUpdate;
 import dev.kvrelay.grpc.proto.KvPoolCatalogUpdate;
 import dev.kvrelay.grpc.proto.ServingReadinessUpdate;
@@ -28,10 +28,10 @@ import dev.kvrelay.grpc.wire.WireEnvelope;
  * protocol version, then relay present, wan-grpc.md §7.2) and a failure ends the stream with
  * {@link RelayErrorReason#CONTRACT_MISMATCH} (deployment skew: the consumer stops that source, never retries).
  *
- * <p>Readiness: {@link dev.kvrelay.engine.consumer.RelaySource#watchReadinessUpdates} (what {@code RelayConsumer}
+ * <p>Readiness: {@link dev.kvrelay.engine.wire.WireSource#watchReadinessUpdates} (what {@code RelayConsumer}
  * reads) validates each entry on its own with {@link ReadinessUpdate#fromWire}: an invalid entry (malformed, or
  * unsupported from a newer contract) is quarantined under its key, never read as READY, and counted; the rest of the
- * message is used (wan-grpc.md §7.5). {@link dev.kvrelay.engine.consumer.RelaySource#watchReadiness} delivers typed
+ * message is used (wan-grpc.md §7.5). {@link dev.kvrelay.engine.wire.WireSource#watchReadiness} delivers typed
  * {@link TopologySnapshot}s, which cannot hold a quarantined entry, so there the first invalid entry, as a revision
  * of 0 on either path, ends the stream with {@link RelayErrorReason#INVALID_PUBLICATION}. An entry is never dropped
  * silently nor read with default semantics.

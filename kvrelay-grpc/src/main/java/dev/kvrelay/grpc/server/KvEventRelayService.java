@@ -7,7 +7,9 @@ import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.api.SubscriberId;
 import dev.kvrelay.api.WireValidationException;
 import dev.kvrelay.engine.RelayEngine;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.RelayStream;
+import dev.kvrelay.engine.wire.WireSource;
+import dev.kvrelay.engine.wire.WireSources;
 import dev.kvrelay.grpc.proto.FilterUpdate;
 import dev.kvrelay.grpc.proto.KvEventRelayGrpc;
 import dev.kvrelay.grpc.proto.KvPoolCatalogUpdate;
@@ -39,7 +41,8 @@ import java.util.function.Function;
  * {@link StreamPump} that follows gRPC flow control.
  */
 final class KvEventRelayService extends KvEventRelayGrpc.KvEventRelayImplBase {
-  private final RelayEngine engine;
+  /** The engine's streams. */
+  private final WireSource engine;
   private final RelayIdentity relay;
   private final Executor pumps;
 
@@ -49,7 +52,7 @@ final class KvEventRelayService extends KvEventRelayGrpc.KvEventRelayImplBase {
    * @param pumpExecutor runs the stream drains; they never block, so a few threads serve every call
    */
   public KvEventRelayService(RelayEngine engine, Executor pumpExecutor) {
-    this.engine = Objects.requireNonNull(engine, "engine");
+    this.engine = WireSources.of(Objects.requireNonNull(engine, "engine"));
     this.relay = engine.identity();
     this.pumps = Objects.requireNonNull(pumpExecutor, "pumpExecutor");
   }
@@ -89,7 +92,7 @@ final class KvEventRelayService extends KvEventRelayGrpc.KvEventRelayImplBase {
       out.onError(RelayStatus.toStatus(e));
       return;
     }
-    StreamPump<dev.kvrelay.engine.wan.PoolFrame, FilterUpdate> pump = new StreamPump<>(out, new PoolFrameCodec()::encode, pumps); // this stream's producer memo
+    StreamPump<dev.kvrelay.engine.wire.PoolFrame, FilterUpdate> pump = new StreamPump<>(out, new PoolFrameCodec()::encode, pumps); // this stream's producer memo
     // The dependent stage is not needed: the callback hands the outcome to the pump, which reports it on the call.
     CompletionStage<?> unused = engine.subscribePool(expected.poolId(), expected, request.getSubscriberId())
         .whenComplete((stream, error) -> {

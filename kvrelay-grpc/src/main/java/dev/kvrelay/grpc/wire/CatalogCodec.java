@@ -10,8 +10,8 @@ import static dev.kvrelay.grpc.wire.IdentityCodec.toProto;
 
 import dev.kvrelay.api.WireValidationException;
 import dev.kvrelay.engine.wan.CatalogSnapshot;
-import dev.kvrelay.engine.wan.CatalogUpdate;
-import dev.kvrelay.engine.wan.DescriptorWire;
+import dev.kvrelay.engine.wire.CatalogUpdate;
+import dev.kvrelay.engine.wire.DescriptorWire;
 import dev.kvrelay.grpc.proto.BaseModelTarget;
 import dev.kvrelay.grpc.proto.DynamoEndpointId;
 import dev.kvrelay.grpc.proto.KvPoolCatalogSnapshot;
@@ -35,7 +35,7 @@ final class CatalogCodec {
 
   /** One descriptor (the producer's validated value). */
   static KvPoolDescriptor encodeDescriptor(dev.kvrelay.engine.wan.KvPoolDescriptor descriptor) {
-    return descriptorToProto(descriptor.toWire());
+    return descriptorToProto(DescriptorWire.of(descriptor));
   }
 
   /**

@@ -2,7 +2,7 @@ package dev.kvrelay.grpc.wire;
 
 import com.google.protobuf.ByteString;
 import dev.kvrelay.api.WireValidationException;
-import dev.kvrelay.engine.wan.RelayEnvelope;
+import dev.kvrelay.engine.wire.RelayEnvelope;
 import dev.kvrelay.grpc.proto.CkfFormat;
 import dev.kvrelay.grpc.proto.DigestIdentity;
 import dev.kvrelay.grpc.proto.DynamoEndpointId;

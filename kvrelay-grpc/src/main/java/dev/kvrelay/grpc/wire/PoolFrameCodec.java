@@ -6,7 +6,7 @@ import static dev.kvrelay.grpc.wire.IdentityCodec.toProto;
 
 import com.google.protobuf.UnsafeByteOperations;
 import dev.kvrelay.api.WireValidationException;
-import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wire.PoolFrame;
 import dev.kvrelay.grpc.proto.FilterUpdate;
 import dev.kvrelay.grpc.proto.ProducerIdentity;
 import org.jspecify.annotations.Nullable;

@@ -21,7 +21,7 @@ final class PoolLoadCodec {
 
   /** {@code KvPoolLoadUpdate} for a published window of {@code relay}. */
   static KvPoolLoadUpdate encodeWindow(
-      dev.kvrelay.api.RelayIdentity relay, dev.kvrelay.engine.wan.KvPoolLoadUpdate window) {
+      dev.kvrelay.api.RelayIdentity relay, dev.kvrelay.engine.wire.KvPoolLoadUpdate window) {
     KvPoolLoadUpdate.Builder b = KvPoolLoadUpdate.newBuilder()
         .setProtocolVersion(PROTOCOL_VERSION)
         .setRelay(toProto(relay))
@@ -65,7 +65,7 @@ final class PoolLoadCodec {
     }
     return new PoolLoadWindow(
         envelope(update.getProtocolVersion(), update.getContractMarker(), update.hasRelay() ? update.getRelay() : null),
-        new dev.kvrelay.engine.wan.KvPoolLoadUpdate(
+        new dev.kvrelay.engine.wire.KvPoolLoadUpdate(
             update.getWindowSequence(), update.getObservedMs(), update.getWindowMs(), entries),
         excluded);
   }

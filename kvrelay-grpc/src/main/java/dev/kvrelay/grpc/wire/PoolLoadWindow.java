@@ -1,6 +1,6 @@
 package dev.kvrelay.grpc.wire;
 
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wire.KvPoolLoadUpdate;
 import java.util.List;
 import java.util.Objects;
 

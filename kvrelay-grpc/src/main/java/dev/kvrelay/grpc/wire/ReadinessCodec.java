@@ -8,8 +8,8 @@ import static dev.kvrelay.grpc.wire.IdentityCodec.fromProto;
 import static dev.kvrelay.grpc.wire.IdentityCodec.toProto;
 
 import dev.kvrelay.api.WorkerRole;
-import dev.kvrelay.engine.wan.TopologyEntryValidator;
 import dev.kvrelay.engine.wan.TopologySnapshot;
+import dev.kvrelay.engine.wire.TopologyEntryValidator;
 import dev.kvrelay.grpc.proto.AdapterReadiness;
 import dev.kvrelay.grpc.proto.ServingReadinessUpdate;
 import dev.kvrelay.grpc.proto.TopologyEntry;

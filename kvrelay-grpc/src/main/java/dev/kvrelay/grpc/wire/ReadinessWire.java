@@ -1,6 +1,6 @@
 package dev.kvrelay.grpc.wire;
 
-import dev.kvrelay.engine.wan.TopologyEntryValidator;
+import dev.kvrelay.engine.wire.TopologyEntryValidator;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;

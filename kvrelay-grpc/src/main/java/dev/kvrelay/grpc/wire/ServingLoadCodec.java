@@ -9,8 +9,8 @@ import static dev.kvrelay.grpc.wire.IdentityCodec.toProto;
 
 import dev.kvrelay.api.WireText;
 import dev.kvrelay.api.WireValidationException;
-import dev.kvrelay.engine.wan.DataStatus;
-import dev.kvrelay.engine.wan.ServingLoadView;
+import dev.kvrelay.engine.wire.DataStatus;
+import dev.kvrelay.engine.wire.ServingLoadView;
 import dev.kvrelay.grpc.proto.LoadView;
 import dev.kvrelay.grpc.proto.ModelDeploymentStatus;
 import dev.kvrelay.grpc.proto.ModelServingLoad;
@@ -37,7 +37,7 @@ final class ServingLoadCodec {
 
   /** {@code ServingLoadUpdate} for a published window of {@code relay}. */
   static ServingLoadUpdate encodeWindow(
-      dev.kvrelay.api.RelayIdentity relay, dev.kvrelay.engine.wan.ServingLoadUpdate window) {
+      dev.kvrelay.api.RelayIdentity relay, dev.kvrelay.engine.wire.ServingLoadUpdate window) {
     ServingLoadUpdate.Builder b = ServingLoadUpdate.newBuilder()
         .setProtocolVersion(PROTOCOL_VERSION)
         .setRelay(toProto(relay))
@@ -45,14 +45,14 @@ final class ServingLoadCodec {
         .setObservedMs(window.observedMs())
         .setWindowMs(window.windowMs())
         .setContractMarker(CONTRACT_MARKER_BITS);
-    for (dev.kvrelay.engine.wan.PoolServingLoad p : window.pools()) {
+    for (dev.kvrelay.engine.wire.PoolServingLoad p : window.pools()) {
       PoolDeploymentStatus.Builder d = PoolDeploymentStatus.newBuilder();
       p.deployment().liveWorkers().ifPresent(d::setLiveWorkers);
       p.deployment().maxConcurrency().ifPresent(d::setMaxConcurrency);
       b.addPools(PoolServingLoad.newBuilder()
           .setProducer(toProto(p.producer())).setLoad(encodeView(p.load())).setDeployment(d));
     }
-    for (dev.kvrelay.engine.wan.ModelServingLoad m : window.models()) {
+    for (dev.kvrelay.engine.wire.ModelServingLoad m : window.models()) {
       ModelDeploymentStatus.Builder d = ModelDeploymentStatus.newBuilder()
           .setExpectedFrontends(m.deployment().expectedFrontends())
           .setObservedFrontends(m.deployment().observedFrontends())
@@ -81,7 +81,7 @@ final class ServingLoadCodec {
       r.requestsGenerating().ifPresent(rb::setRequestsGenerating);
       b.setRequests(rb);
     });
-    dev.kvrelay.engine.wan.TokenLoadStats t = view.tokens();
+    dev.kvrelay.engine.wire.TokenLoadStats t = view.tokens();
     TokenLoadStats.Builder tb = TokenLoadStats.newBuilder();
     t.activePrefillTokens().ifPresent(tb::setActivePrefillTokens);
     t.activeDecodeBlocks().ifPresent(tb::setActiveDecodeBlocks);
@@ -137,7 +137,7 @@ final class ServingLoadCodec {
         throw WireValidationException.malformed("models[" + i + "]", "duplicate model (" + namespace + ", " + model + ")");
       }
     }
-    List<dev.kvrelay.engine.wan.PoolServingLoad> pools = new ArrayList<>(update.getPoolsCount());
+    List<dev.kvrelay.engine.wire.PoolServingLoad> pools = new ArrayList<>(update.getPoolsCount());
     for (int i = 0; i < update.getPoolsCount(); i++) {
       dev.kvrelay.api.ProducerIdentity producer = producers.get(i);
       if (producer == null) {
@@ -150,7 +150,7 @@ final class ServingLoadCodec {
       }
     }
     excludedPools.sort((a, b) -> Integer.compare(a.index(), b.index()));
-    List<dev.kvrelay.engine.wan.ModelServingLoad> models = new ArrayList<>(update.getModelsCount());
+    List<dev.kvrelay.engine.wire.ModelServingLoad> models = new ArrayList<>(update.getModelsCount());
     List<ExcludedEntry> excludedModels = new ArrayList<>();
     for (int i = 0; i < update.getModelsCount(); i++) {
       try {
@@ -159,11 +159,11 @@ final class ServingLoadCodec {
         excludedModels.add(ExcludedEntry.of(i, e));
       }
     }
-    return new ServingLoadWindow(relay, new dev.kvrelay.engine.wan.ServingLoadUpdate(update.getWindowSequence(),
+    return new ServingLoadWindow(relay, new dev.kvrelay.engine.wire.ServingLoadUpdate(update.getWindowSequence(),
         update.getObservedMs(), update.getWindowMs(), pools, models), excludedPools, excludedModels);
   }
 
-  private static dev.kvrelay.engine.wan.PoolServingLoad poolEntry(
+  private static dev.kvrelay.engine.wire.PoolServingLoad poolEntry(
       dev.kvrelay.api.ProducerIdentity producer, PoolServingLoad p) throws WireValidationException {
     if (!p.hasLoad()) {
       throw WireValidationException.malformed("load", "pool load view is missing");
@@ -189,9 +189,9 @@ final class ServingLoadCodec {
     }
     PoolDeploymentStatus d = p.getDeployment();
     try {
-      return new dev.kvrelay.engine.wan.PoolServingLoad(producer,
+      return new dev.kvrelay.engine.wire.PoolServingLoad(producer,
           new ServingLoadView(Optional.empty(), decodeTokens(t), status, load.getSourceObservedMs()),
-          new dev.kvrelay.engine.wan.PoolDeploymentStatus(
+          new dev.kvrelay.engine.wire.PoolDeploymentStatus(
               d.hasLiveWorkers() ? OptionalLong.of(d.getLiveWorkers()) : OptionalLong.empty(),
               d.hasMaxConcurrency() ? OptionalLong.of(d.getMaxConcurrency()) : OptionalLong.empty()));
     } catch (IllegalArgumentException e) {
@@ -199,7 +199,7 @@ final class ServingLoadCodec {
     }
   }
 
-  private static dev.kvrelay.engine.wan.ModelServingLoad modelEntry(ModelServingLoad m)
+  private static dev.kvrelay.engine.wire.ModelServingLoad modelEntry(ModelServingLoad m)
       throws WireValidationException {
     if (!m.hasLoad()) {
       throw WireValidationException.malformed("load", "model load view is missing");
@@ -236,13 +236,13 @@ final class ServingLoadCodec {
       servingPools.add(pool);
     }
     try {
-      return new dev.kvrelay.engine.wan.ModelServingLoad(m.getNamespace(), m.getCanonicalModelId(),
-          new ServingLoadView(Optional.of(new dev.kvrelay.engine.wan.RequestLifecycleStats(
+      return new dev.kvrelay.engine.wire.ModelServingLoad(m.getNamespace(), m.getCanonicalModelId(),
+          new ServingLoadView(Optional.of(new dev.kvrelay.engine.wire.RequestLifecycleStats(
               r.getRequestsStartedTotal(), r.getRequestsCompletedTotal(), r.getRequestsFailedTotal(),
               r.getRequestsCancelledTotal(), optional(r.hasRequestsAwaitingFirstToken(), r.getRequestsAwaitingFirstToken()),
               optional(r.hasRequestsGenerating(), r.getRequestsGenerating()))),
               decodeTokens(t), status, load.getSourceObservedMs()),
-          new dev.kvrelay.engine.wan.ModelDeploymentStatus(
+          new dev.kvrelay.engine.wire.ModelDeploymentStatus(
               d.getExpectedFrontends(), d.getObservedFrontends(), d.getReadyFrontends(), servingPools));
     } catch (IllegalArgumentException e) {
       // the engine's remaining consistency rule: status vs frontend counts (§4.2)
@@ -250,8 +250,8 @@ final class ServingLoadCodec {
     }
   }
 
-  private static dev.kvrelay.engine.wan.TokenLoadStats decodeTokens(TokenLoadStats t) {
-    return new dev.kvrelay.engine.wan.TokenLoadStats(
+  private static dev.kvrelay.engine.wire.TokenLoadStats decodeTokens(TokenLoadStats t) {
+    return new dev.kvrelay.engine.wire.TokenLoadStats(
         optional(t.hasActivePrefillTokens(), t.getActivePrefillTokens()),
         optional(t.hasActiveDecodeBlocks(), t.getActiveDecodeBlocks()),
         optional(t.hasAwaitingFirstTokenInputTokens(), t.getAwaitingFirstTokenInputTokens()),

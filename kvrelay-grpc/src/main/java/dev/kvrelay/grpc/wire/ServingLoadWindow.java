@@ -1,7 +1,7 @@
 package dev.kvrelay.grpc.wire;
 
 import dev.kvrelay.api.RelayIdentity;
-import dev.kvrelay.engine.wan.ServingLoadUpdate;
+import dev.kvrelay.engine.wire.ServingLoadUpdate;
 import java.util.List;
 import java.util.Objects;
 

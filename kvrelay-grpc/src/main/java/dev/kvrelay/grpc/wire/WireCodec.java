@@ -2,12 +2,12 @@ package dev.kvrelay.grpc.wire;
 
 import dev.kvrelay.api.WireValidationException;
 import dev.kvrelay.engine.wan.CatalogSnapshot;
-import dev.kvrelay.engine.wan.CatalogUpdate;
-import dev.kvrelay.engine.wan.DescriptorWire;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.RelayEnvelope;
-import dev.kvrelay.engine.wan.TopologyEntryValidator;
 import dev.kvrelay.engine.wan.TopologySnapshot;
+import dev.kvrelay.engine.wire.CatalogUpdate;
+import dev.kvrelay.engine.wire.DescriptorWire;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.RelayEnvelope;
+import dev.kvrelay.engine.wire.TopologyEntryValidator;
 import dev.kvrelay.grpc.proto.FilterUpdate;
 import dev.kvrelay.grpc.proto.KvPoolCatalogUpdate;
 import dev.kvrelay.grpc.proto.KvPoolDescriptor;
@@ -238,7 +238,7 @@ public final class WireCodec {
 
   /** {@code KvPoolLoadUpdate} for a published window of {@code relay}. */
   public static KvPoolLoadUpdate toProto(
-      dev.kvrelay.api.RelayIdentity relay, dev.kvrelay.engine.wan.KvPoolLoadUpdate window) {
+      dev.kvrelay.api.RelayIdentity relay, dev.kvrelay.engine.wire.KvPoolLoadUpdate window) {
     return PoolLoadCodec.encodeWindow(relay, window);
   }
 
@@ -255,7 +255,7 @@ public final class WireCodec {
 
   /** {@code ServingLoadUpdate} for a published window of {@code relay}. */
   public static ServingLoadUpdate toProto(
-      dev.kvrelay.api.RelayIdentity relay, dev.kvrelay.engine.wan.ServingLoadUpdate window) {
+      dev.kvrelay.api.RelayIdentity relay, dev.kvrelay.engine.wire.ServingLoadUpdate window) {
     return ServingLoadCodec.encodeWindow(relay, window);
   }
 

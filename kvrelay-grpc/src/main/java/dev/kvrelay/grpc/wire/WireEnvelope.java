@@ -2,7 +2,7 @@ package dev.kvrelay.grpc.wire;
 
 import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.api.WireValidationException;
-import dev.kvrelay.engine.wan.RelayEnvelope;
+import dev.kvrelay.engine.wire.RelayEnvelope;
 import org.jspecify.annotations.Nullable;
 
 /**

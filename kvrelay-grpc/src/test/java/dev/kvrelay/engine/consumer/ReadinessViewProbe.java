@@ -1,8 +1,8 @@
 package dev.kvrelay.engine.consumer;
 
-import dev.kvrelay.engine.wan.ReadinessUpdate;
-import dev.kvrelay.engine.wan.TopologyEntryValidator;
 import dev.kvrelay.engine.wan.TopologySnapshot;
+import dev.kvrelay.engine.wire.ReadinessUpdate;
+import dev.kvrelay.engine.wire.TopologyEntryValidator;
 import java.util.List;
 
 /**

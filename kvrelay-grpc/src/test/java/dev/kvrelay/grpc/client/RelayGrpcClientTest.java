@@ -22,23 +22,23 @@ import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.api.ServingReadinessState;
 import dev.kvrelay.api.WorkerRole;
 import dev.kvrelay.engine.wan.CatalogSnapshot;
-import dev.kvrelay.engine.wan.CatalogUpdate;
-import dev.kvrelay.engine.wan.DataStatus;
-import dev.kvrelay.engine.wan.DescriptorWire;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wan.KvPoolLoadEntry;
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
-import dev.kvrelay.engine.wan.PoolDeploymentStatus;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.PoolServingLoad;
-import dev.kvrelay.engine.wan.RelayStream;
-import dev.kvrelay.engine.wan.ServingLoadUpdate;
-import dev.kvrelay.engine.wan.ServingLoadView;
-import dev.kvrelay.engine.wan.TokenLoadStats;
 import dev.kvrelay.engine.wan.TopologyEntry;
 import dev.kvrelay.engine.wan.TopologyMember;
 import dev.kvrelay.engine.wan.TopologySnapshot;
+import dev.kvrelay.engine.wire.CatalogUpdate;
 import dev.kvrelay.engine.wire.CatalogValidator;
+import dev.kvrelay.engine.wire.DataStatus;
+import dev.kvrelay.engine.wire.DescriptorWire;
+import dev.kvrelay.engine.wire.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wire.PoolDeploymentStatus;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.PoolServingLoad;
+import dev.kvrelay.engine.wire.RelayStream;
+import dev.kvrelay.engine.wire.ServingLoadUpdate;
+import dev.kvrelay.engine.wire.ServingLoadView;
+import dev.kvrelay.engine.wire.TokenLoadStats;
 import dev.kvrelay.grpc.proto.FilterUpdate;
 import dev.kvrelay.grpc.proto.RelayInfo;
 import dev.kvrelay.grpc.proto.SubscribeKvPoolRequest;
@@ -299,8 +299,8 @@ class RelayGrpcClientTest {
     relay.readiness = ScriptedRelay.sendAndComplete(
         List.of(unknownState.build(), unknownState.clone().setContractMarker(1).build()));
     try (InProcessRelay r = new InProcessRelay(relay);
-        RelayStream<dev.kvrelay.engine.wan.ReadinessUpdate> s = r.client.watchReadinessUpdates("me")) {
-      dev.kvrelay.engine.wan.ReadinessUpdate update = next(s);
+        RelayStream<dev.kvrelay.engine.wire.ReadinessUpdate> s = r.client.watchReadinessUpdates("me")) {
+      dev.kvrelay.engine.wire.ReadinessUpdate update = next(s);
       assertThat(update.revision()).isEqualTo(2);
       assertThat(update.entries().size() + update.quarantined().size()).isEqualTo(2);
       dev.kvrelay.engine.consumer.ReadinessViewProbe view = new dev.kvrelay.engine.consumer.ReadinessViewProbe();
@@ -323,8 +323,8 @@ class RelayGrpcClientTest {
     relay.readiness = ScriptedRelay.sendAndComplete(List.of(mixed.build(), WireCodec.toProto(RELAY, next),
         WireCodec.toProto(RELAY, next).toBuilder().setRevision(0).build()));
     try (InProcessRelay r = new InProcessRelay(relay);
-        RelayStream<dev.kvrelay.engine.wan.ReadinessUpdate> s = r.client.watchReadinessUpdates("me")) {
-      dev.kvrelay.engine.wan.ReadinessUpdate first = next(s);
+        RelayStream<dev.kvrelay.engine.wire.ReadinessUpdate> s = r.client.watchReadinessUpdates("me")) {
+      dev.kvrelay.engine.wire.ReadinessUpdate first = next(s);
       assertThat(first.revision()).isEqualTo(2);
       assertThat(first.entries()).containsExactly(readyEntry("mistral"));
       assertThat(first.quarantined()).containsOnlyKeys(new dev.kvrelay.engine.wan.ModelKey("prod", "llama"),
@@ -334,7 +334,7 @@ class RelayGrpcClientTest {
       assertThat(first.quarantined().get(new dev.kvrelay.engine.wan.ModelKey("prod", "qwen")))
           .startsWith("MALFORMED");
       assertThat(first.dropped()).as("the entry with an empty namespace has no readable key").isEqualTo(1);
-      assertThat(next(s)).isEqualTo(dev.kvrelay.engine.wan.ReadinessUpdate.of(next));
+      assertThat(next(s)).isEqualTo(dev.kvrelay.engine.wire.ReadinessUpdate.of(next));
       assertThat(failure(s).reason()).isEqualTo(RelayErrorReason.INVALID_PUBLICATION);
       assertThat(r.client.stats().quarantinedReadinessEntries()).isEqualTo(3);
       assertThat(r.client.stats().rejectedMessages()).isEqualTo(1);

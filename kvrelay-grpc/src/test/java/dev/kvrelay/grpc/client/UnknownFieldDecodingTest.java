@@ -14,21 +14,21 @@ import com.google.protobuf.Message;
 import com.google.protobuf.UnknownFieldSet;
 import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.engine.wan.CatalogSnapshot;
-import dev.kvrelay.engine.wan.CatalogUpdate;
-import dev.kvrelay.engine.wan.DataStatus;
-import dev.kvrelay.engine.wan.DescriptorWire;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wan.KvPoolLoadEntry;
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
-import dev.kvrelay.engine.wan.PoolDeploymentStatus;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.PoolServingLoad;
-import dev.kvrelay.engine.wan.RelayStream;
-import dev.kvrelay.engine.wan.ServingLoadUpdate;
-import dev.kvrelay.engine.wan.ServingLoadView;
-import dev.kvrelay.engine.wan.TokenLoadStats;
 import dev.kvrelay.engine.wan.TopologySnapshot;
+import dev.kvrelay.engine.wire.CatalogUpdate;
 import dev.kvrelay.engine.wire.CatalogValidator;
+import dev.kvrelay.engine.wire.DataStatus;
+import dev.kvrelay.engine.wire.DescriptorWire;
+import dev.kvrelay.engine.wire.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wire.PoolDeploymentStatus;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.PoolServingLoad;
+import dev.kvrelay.engine.wire.RelayStream;
+import dev.kvrelay.engine.wire.ServingLoadUpdate;
+import dev.kvrelay.engine.wire.ServingLoadView;
+import dev.kvrelay.engine.wire.TokenLoadStats;
 import dev.kvrelay.grpc.proto.FilterUpdate;
 import dev.kvrelay.grpc.proto.RelayInfo;
 import dev.kvrelay.grpc.wire.WireCodec;
@@ -170,10 +170,10 @@ class UnknownFieldDecodingTest {
     ScriptedRelay wire = new ScriptedRelay();
     wire.readiness = ScriptedRelay.sendAndComplete(List.of(plain, decorated));
     try (InProcessRelay r = new InProcessRelay(wire);
-        RelayStream<dev.kvrelay.engine.wan.ReadinessUpdate> s = r.client.watchReadinessUpdates("me")) {
-      dev.kvrelay.engine.wan.ReadinessUpdate a = next(s);
-      dev.kvrelay.engine.wan.ReadinessUpdate b = next(s);
-      assertThat(a).isEqualTo(dev.kvrelay.engine.wan.ReadinessUpdate.of(snapshot));
+        RelayStream<dev.kvrelay.engine.wire.ReadinessUpdate> s = r.client.watchReadinessUpdates("me")) {
+      dev.kvrelay.engine.wire.ReadinessUpdate a = next(s);
+      dev.kvrelay.engine.wire.ReadinessUpdate b = next(s);
+      assertThat(a).isEqualTo(dev.kvrelay.engine.wire.ReadinessUpdate.of(snapshot));
       assertThat(b).isEqualTo(a);
     }
   }

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
 import dev.kvrelay.engine.EngineFaults;
+import dev.kvrelay.engine.wire.WireSources;
 import dev.kvrelay.grpc.proto.FilterUpdate;
 import dev.kvrelay.grpc.proto.KvPoolCatalogUpdate;
 import dev.kvrelay.grpc.proto.ProducerIdentity;
@@ -15,8 +16,8 @@ import dev.kvrelay.grpc.wire.WireCodec;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.health.v1.HealthCheckRequest;
-import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.health.v1.HealthGrpc;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
@@ -106,7 +107,7 @@ class TransportSupervisorTest {
 
   private static void assertRelayCancelled(ServerFixture f) {
     assertThat(f.engine.terminated()).isDone();
-    assertThatThrownBy(() -> f.engine.watchCatalog("after/catalog")).isInstanceOfSatisfying(RelayException.class,
+    assertThatThrownBy(() -> WireSources.of(f.engine).watchCatalog("after/catalog")).isInstanceOfSatisfying(RelayException.class,
         e -> assertThat(e.reason()).isEqualTo(RelayErrorReason.PUBLICATION_UNAVAILABLE));
     assertThat(f.engine.catalog().pools()).as("a cancelled relay withdraws its catalog").isEmpty();
   }
@@ -151,7 +152,7 @@ class TransportSupervisorTest {
       assertThat(f.server.healthStatus(RelayGrpcServer.SERVICE_NAME)).isEqualTo(ServingStatus.NOT_SERVING);
       assertNewCallsFail(f);
       assertThat(f.engine.terminated()).isCompletedExceptionally();
-      assertThatThrownBy(() -> f.engine.watchCatalog("after/catalog")).isInstanceOfSatisfying(RelayException.class,
+      assertThatThrownBy(() -> WireSources.of(f.engine).watchCatalog("after/catalog")).isInstanceOfSatisfying(RelayException.class,
           e -> assertThat(e.reason()).isEqualTo(RelayErrorReason.PUBLICATION_UNAVAILABLE));
     }
   }

@@ -6,7 +6,7 @@ import static org.quicktheories.QuickTheory.qt;
 
 import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.api.WireValidationException;
-import dev.kvrelay.engine.wan.PoolFrame;
+import dev.kvrelay.engine.wire.PoolFrame;
 import dev.kvrelay.grpc.proto.FilterUpdate;
 import java.io.IOException;
 import java.lang.reflect.Field;

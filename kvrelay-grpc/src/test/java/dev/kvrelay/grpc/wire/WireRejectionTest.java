@@ -9,12 +9,12 @@ import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.api.WireValidationException.Kind;
 import dev.kvrelay.api.WireValidationException;
-import dev.kvrelay.engine.wan.DataStatus;
-import dev.kvrelay.engine.wan.DescriptorWire;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.TopologyEntryValidator;
 import dev.kvrelay.engine.wire.CatalogValidator;
+import dev.kvrelay.engine.wire.DataStatus;
+import dev.kvrelay.engine.wire.DescriptorWire;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.TopologyEntryValidator;
 import dev.kvrelay.grpc.proto.CkfFormat;
 import dev.kvrelay.grpc.proto.FilterUpdate;
 import dev.kvrelay.grpc.proto.ModelRegistration;
@@ -220,9 +220,9 @@ class WireRejectionTest {
 
   private static ServingLoadUpdate.Builder servingWindow() {
     ProducerIdentity p = producer();
-    return WireCodec.toProto(RELAY, new dev.kvrelay.engine.wan.ServingLoadUpdate(1, 2, 3,
-        List.of(WireRejectionTest.<dev.kvrelay.engine.wan.PoolServingLoad>sample(r -> WireGenerators.poolServingLoad(r, p), 11)),
-        List.of(WireRejectionTest.<dev.kvrelay.engine.wan.ModelServingLoad>sample(r -> WireGenerators.modelServingLoad(r, "ns", "model"), 12)))).toBuilder();
+    return WireCodec.toProto(RELAY, new dev.kvrelay.engine.wire.ServingLoadUpdate(1, 2, 3,
+        List.of(WireRejectionTest.<dev.kvrelay.engine.wire.PoolServingLoad>sample(r -> WireGenerators.poolServingLoad(r, p), 11)),
+        List.of(WireRejectionTest.<dev.kvrelay.engine.wire.ModelServingLoad>sample(r -> WireGenerators.modelServingLoad(r, "ns", "model"), 12)))).toBuilder();
   }
 
   @Test

@@ -3,7 +3,7 @@ package dev.kvrelay.grpc.server;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.RelayStream;
 import io.grpc.stub.ServerCallStreamObserver;
 import java.util.ArrayList;
 import java.util.List;

@@ -17,8 +17,9 @@ import dev.kvrelay.engine.PoolStats;
 import dev.kvrelay.engine.RelayEngine;
 import dev.kvrelay.engine.stats.PoolActorStats;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.RelayStream;
+import dev.kvrelay.engine.wire.WireSources;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -155,7 +156,7 @@ final class PoolSnapshots {
     long deadline = System.nanoTime() + timeout.toNanos();
     RelayStream<PoolFrame> stream;
     try {
-      stream = engine.subscribePool(d.poolId(), d.producer(), subscriber).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      stream = WireSources.of(engine).subscribePool(d.poolId(), d.producer(), subscriber).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       Throwable c = e.getCause() == null ? e : e.getCause();
       throw unavailable(d, c instanceof RelayException re ? re.reason() + ": " + re.getMessage() : c.toString());

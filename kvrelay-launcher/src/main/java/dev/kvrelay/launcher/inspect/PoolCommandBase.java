@@ -2,11 +2,12 @@ package dev.kvrelay.launcher.inspect;
 
 import dev.kvrelay.api.RelayException;
 import dev.kvrelay.ckf.consumer.GlobalCkfBuildException;
-import dev.kvrelay.engine.wan.CatalogUpdate;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.CatalogUpdate;
 import dev.kvrelay.engine.wire.CatalogValidator;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.RelayStream;
+import dev.kvrelay.engine.wire.WireSources;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
 import io.grpc.ManagedChannel;
 import java.io.PrintWriter;
@@ -77,7 +78,7 @@ abstract class PoolCommandBase implements Callable<Integer> {
   @Nullable KvPoolDescriptor pick(RelayGrpcClient client, Predicate<KvPoolDescriptor> also, String what)
       throws RelayException, InterruptedException {
     CatalogUpdate update;
-    try (RelayStream<CatalogUpdate> catalog = client.watchCatalog("kvrelay-inspect-catalog")) {
+    try (RelayStream<CatalogUpdate> catalog = WireSources.of(client).watchCatalog("kvrelay-inspect-catalog")) {
       update = catalog.poll(15, TimeUnit.SECONDS);
     }
     if (update == null) {
@@ -108,7 +109,7 @@ abstract class PoolCommandBase implements Callable<Integer> {
     PoolSession session = new PoolSession(pool.producer());
     RelayStream<PoolFrame> stream;
     try {
-      stream = client.subscribePool(pool.producer().poolId(), pool.producer(), "kvrelay-inspect-pool")
+      stream = WireSources.of(client).subscribePool(pool.producer().poolId(), pool.producer(), "kvrelay-inspect-pool")
           .get(15, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof RelayException r) {

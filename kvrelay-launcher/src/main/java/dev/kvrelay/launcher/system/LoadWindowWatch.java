@@ -2,7 +2,7 @@ package dev.kvrelay.launcher.system;
 
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.RelayStream;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -23,8 +23,8 @@ final class LoadWindowWatch<T> implements AutoCloseable {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LoadWindowWatch.class);
 
   /**
-   * Thread-safe as the engine method it stands for: opens the stream ({@code engine::watchPoolLoad} or
-   * {@code engine::watchServingLoad}).
+   * Thread-safe as the engine method it stands for: opens the stream ({@code WireSources.of(engine)::watchPoolLoad} or
+   * {@code ::watchServingLoad}).
    */
   @FunctionalInterface
   interface Opener<T> {

@@ -6,8 +6,9 @@ import dev.kvrelay.engine.RelayEngine;
 import dev.kvrelay.engine.RelayEngineStats;
 import dev.kvrelay.engine.stats.PoolActorStats;
 import dev.kvrelay.engine.stats.SubscriberLagStats;
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
-import dev.kvrelay.engine.wan.ServingLoadUpdate;
+import dev.kvrelay.engine.wire.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wire.ServingLoadUpdate;
+import dev.kvrelay.engine.wire.WireSources;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -57,8 +58,8 @@ final class StatusSampler implements AutoCloseable {
   StatusSampler(RelayEngine engine, RelayProcessInfo info) {
     this.engine = engine;
     this.info = info;
-    this.poolLoad = new LoadWindowWatch<>(WATCH_ID, engine::watchPoolLoad);
-    this.servingLoad = new LoadWindowWatch<>(WATCH_ID, engine::watchServingLoad);
+    this.poolLoad = new LoadWindowWatch<>(WATCH_ID, WireSources.of(engine)::watchPoolLoad);
+    this.servingLoad = new LoadWindowWatch<>(WATCH_ID, WireSources.of(engine)::watchServingLoad);
     this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "kvrelay-status-sampler");
       t.setDaemon(true);

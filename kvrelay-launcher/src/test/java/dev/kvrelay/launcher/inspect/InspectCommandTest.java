@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kvrelay.engine.RelayEngine;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
+import dev.kvrelay.engine.wire.WireSources;
 import dev.kvrelay.grpc.server.RelayGrpcServer;
 import dev.kvrelay.launcher.SystemTestWorkers;
 import dev.kvrelay.launcher.inspect.InspectTestRelay.Run;
@@ -188,7 +189,7 @@ class InspectCommandTest {
     assertThat(usage.status()).isEqualTo(InspectCommand.USAGE);
     assertThat(usage.err()).contains("--target");
 
-    try (var one = engine.watchCatalog("holder-1"); var two = engine.watchCatalog("holder-2")) {
+    try (var one = WireSources.of(engine).watchCatalog("holder-1"); var two = WireSources.of(engine).watchCatalog("holder-2")) {
       Run limited = run("catalog", "--target", target());
       assertThat(limited.status()).as(limited.out()).isEqualTo(InspectCommand.CALL_FAILED);
       assertThat(limited.err()).contains("WatchKvPoolCatalog: RESOURCE_EXHAUSTED kv-relay-error-reason="

@@ -7,11 +7,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import dev.kvrelay.engine.RelayEngine;
-import dev.kvrelay.engine.wan.CatalogUpdate;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
-import dev.kvrelay.engine.wan.ServingLoadUpdate;
 import dev.kvrelay.engine.wan.TopologyEntry;
+import dev.kvrelay.engine.wire.CatalogUpdate;
+import dev.kvrelay.engine.wire.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wire.ServingLoadUpdate;
+import dev.kvrelay.engine.wire.WireSources;
 import dev.kvrelay.grpc.proto.KvPoolCatalogUpdate;
 import dev.kvrelay.grpc.wire.WireCodec;
 import dev.kvrelay.launcher.SystemTestWorkers;
@@ -70,7 +71,7 @@ class InspectStreamsTest {
 
   @Test
   void loadPrintsOneWindowExactlyAsTheRelayPublishedIt() throws Exception {
-    try (Recorder<KvPoolLoadUpdate> own = new Recorder<>(engine.watchPoolLoad("own-load"),
+    try (Recorder<KvPoolLoadUpdate> own = new Recorder<>(WireSources.of(engine).watchPoolLoad("own-load"),
         KvPoolLoadUpdate::windowSequence)) {
       own.awaitAny("a window listing the pool", w -> w.pools().size() == 1);
       Run r = InspectTestRelay.run("load", "--target", relay.target());
@@ -93,7 +94,7 @@ class InspectStreamsTest {
 
   @Test
   void servingLoadPrintsOneWindowExactlyAsTheRelayPublishedIt() throws Exception {
-    try (Recorder<ServingLoadUpdate> own = new Recorder<>(engine.watchServingLoad("own-serving-load"),
+    try (Recorder<ServingLoadUpdate> own = new Recorder<>(WireSources.of(engine).watchServingLoad("own-serving-load"),
         ServingLoadUpdate::windowSequence)) {
       own.awaitAny("a window listing the pool and the model", w -> w.pools().size() == 1 && w.models().size() == 1);
       Run r = InspectTestRelay.run("serving-load", "--target", relay.target(), "--subscriber-id", "check-serving");
@@ -115,7 +116,7 @@ class InspectStreamsTest {
 
   @Test
   void countBoundsTheWatchToThatManySuccessiveWindows() throws Exception {
-    try (Recorder<KvPoolLoadUpdate> own = new Recorder<>(engine.watchPoolLoad("own-load"),
+    try (Recorder<KvPoolLoadUpdate> own = new Recorder<>(WireSources.of(engine).watchPoolLoad("own-load"),
         KvPoolLoadUpdate::windowSequence)) {
       Run r = InspectTestRelay.run("load", "--target", relay.target(), "--count", "3");
       assertThat(r.status()).as(r.err()).isZero();
@@ -155,7 +156,7 @@ class InspectStreamsTest {
 
   @Test
   void catalogWatchPrintsTheUpdateThatAddsASecondPool() throws Exception {
-    try (Recorder<CatalogUpdate> own = new Recorder<>(engine.watchCatalog("own-catalog"), CatalogUpdate::revision)) {
+    try (Recorder<CatalogUpdate> own = new Recorder<>(WireSources.of(engine).watchCatalog("own-catalog"), CatalogUpdate::revision)) {
       InspectTestRelay.Background watch =
           InspectTestRelay.background("catalog", "--target", relay.target(), "--count", "2");
       InspectTestRelay.await("the first catalog update printed", () -> watch.out().contains("\"revision\""));
@@ -198,7 +199,7 @@ class InspectStreamsTest {
     SystemTestWorkers.start("ns/other/generate", 9, "mistral", relay.discovery, relay.plane, relay.requests);
     InspectTestRelay.await("two pools", () -> engine.catalog().pools().size() == 2);
     InspectTestRelay.await("two readiness entries", () -> engine.readiness().entries().size() == 2);
-    try (Recorder<KvPoolLoadUpdate> own = new Recorder<>(engine.watchPoolLoad("own-load"),
+    try (Recorder<KvPoolLoadUpdate> own = new Recorder<>(WireSources.of(engine).watchPoolLoad("own-load"),
         KvPoolLoadUpdate::windowSequence)) {
       own.awaitAny("a window listing both pools", w -> w.pools().size() == 2);
     }

@@ -138,7 +138,7 @@ final class InspectTestRelay implements AutoCloseable {
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final Thread drain;
 
-    Recorder(dev.kvrelay.engine.wan.RelayStream<T> stream, java.util.function.ToLongFunction<T> key) {
+    Recorder(dev.kvrelay.engine.wire.RelayStream<T> stream, java.util.function.ToLongFunction<T> key) {
       drain = new Thread(() -> {
         try (stream) {
           while (running.get()) {

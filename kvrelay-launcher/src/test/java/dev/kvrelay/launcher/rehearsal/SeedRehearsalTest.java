@@ -12,17 +12,18 @@ import dev.kvrelay.api.json.JsonArray;
 import dev.kvrelay.api.json.JsonNumber;
 import dev.kvrelay.api.json.JsonString;
 import dev.kvrelay.api.json.JsonValue;
-import dev.kvrelay.engine.LineProcess;
 import dev.kvrelay.ckf.CkfAddressing;
 import dev.kvrelay.ckf.PackedBucket;
+import dev.kvrelay.engine.LineProcess;
 import dev.kvrelay.engine.WireReplica;
-import dev.kvrelay.engine.wan.CatalogUpdate;
-import dev.kvrelay.engine.wan.DescriptorWire;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
-import dev.kvrelay.engine.wan.RelayStream;
 import dev.kvrelay.engine.wan.TopologyEntry;
 import dev.kvrelay.engine.wan.TopologySnapshot;
+import dev.kvrelay.engine.wire.CatalogUpdate;
 import dev.kvrelay.engine.wire.CatalogValidator;
+import dev.kvrelay.engine.wire.DescriptorWire;
+import dev.kvrelay.engine.wire.RelayStream;
+import dev.kvrelay.engine.wire.WireSources;
 import dev.kvrelay.grpc.client.RelayGrpcClient;
 import dev.kvrelay.launcher.LauncherProcess;
 import java.io.IOException;
@@ -279,7 +280,7 @@ class SeedRehearsalTest {
   }
 
   private static List<KvPoolDescriptor> awaitCatalog(RelayGrpcClient client, int n) throws Exception {
-    try (RelayStream<CatalogUpdate> catalog = client.watchCatalog("rehearsal")) {
+    try (RelayStream<CatalogUpdate> catalog = WireSources.of(client).watchCatalog("rehearsal")) {
       long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS);
       List<DescriptorWire> last = List.of();
       while (System.nanoTime() < until) {
@@ -300,7 +301,7 @@ class SeedRehearsalTest {
   }
 
   private static TopologySnapshot awaitReadiness(RelayGrpcClient client) throws Exception {
-    try (RelayStream<TopologySnapshot> s = client.watchReadiness("rehearsal")) {
+    try (RelayStream<TopologySnapshot> s = WireSources.of(client).watchReadiness("rehearsal")) {
       long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS);
       TopologySnapshot last = null;
       while (System.nanoTime() < until) {
@@ -330,7 +331,7 @@ class SeedRehearsalTest {
     long until = start + TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS);
     Throwable last = null;
     Map<String, WireReplica> replicas = new HashMap<>();
-    Map<String, RelayStream<dev.kvrelay.engine.wan.PoolFrame>> streams = new HashMap<>();
+    Map<String, RelayStream<dev.kvrelay.engine.wire.PoolFrame>> streams = new HashMap<>();
     try {
       while (System.nanoTime() < until) {
         try {
@@ -343,11 +344,11 @@ class SeedRehearsalTest {
             String comp = d.servingEndpoint().component();
             WireReplica r = replicas.get(comp);
             if (r == null || !r.expected.equals(d.producer()) || r.ended != null) {
-              RelayStream<dev.kvrelay.engine.wan.PoolFrame> old = streams.remove(comp);
+              RelayStream<dev.kvrelay.engine.wire.PoolFrame> old = streams.remove(comp);
               if (old != null) {
                 old.close();
               }
-              RelayStream<dev.kvrelay.engine.wan.PoolFrame> s = client.subscribePool(d.producer().poolId(),
+              RelayStream<dev.kvrelay.engine.wire.PoolFrame> s = WireSources.of(client).subscribePool(d.producer().poolId(),
                   d.producer(), "rehearsal-" + comp).get(10, TimeUnit.SECONDS);
               streams.put(comp, s);
               r = new WireReplica(d.producer(), s);

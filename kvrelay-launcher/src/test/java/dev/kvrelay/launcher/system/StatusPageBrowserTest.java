@@ -7,8 +7,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.kvrelay.engine.RelayEngine;
 import dev.kvrelay.engine.RelayEngineConfig;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.RelayStream;
+import dev.kvrelay.engine.wire.WireSources;
 import dev.kvrelay.launcher.SystemTestWorkers;
 import dev.kvrelay.launcher.health.WanStatus;
 import dev.kvrelay.spi.discovery.InMemoryDiscovery;
@@ -110,10 +111,10 @@ class StatusPageBrowserTest {
       Thread.sleep(10);
     }
     KvPoolDescriptor pool = engine.catalog().pools().get(0);
-    RelayStream<PoolFrame> stream = engine.subscribePool(pool.poolId(), pool.producer(), "browser-sub")
+    RelayStream<PoolFrame> stream = WireSources.of(engine).subscribePool(pool.poolId(), pool.producer(), "browser-sub")
         .get(DEADLINE_MS, TimeUnit.MILLISECONDS);
     closing.add(stream);
-    closing.add(engine.subscribePool(pool.poolId(), pool.producer(), "browser-lagging")
+    closing.add(WireSources.of(engine).subscribePool(pool.poolId(), pool.producer(), "browser-lagging")
         .get(DEADLINE_MS, TimeUnit.MILLISECONDS));
     feeder = new Thread(() -> {
       int base = 0;

@@ -11,11 +11,12 @@ import dev.kvrelay.engine.RelayEngine;
 import dev.kvrelay.engine.RelayEngineConfig;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wan.KvPoolLoadEntry;
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
-import dev.kvrelay.engine.wan.ModelServingLoad;
-import dev.kvrelay.engine.wan.PoolServingLoad;
-import dev.kvrelay.engine.wan.RelayStream;
-import dev.kvrelay.engine.wan.ServingLoadUpdate;
+import dev.kvrelay.engine.wire.KvPoolLoadUpdate;
+import dev.kvrelay.engine.wire.ModelServingLoad;
+import dev.kvrelay.engine.wire.PoolServingLoad;
+import dev.kvrelay.engine.wire.RelayStream;
+import dev.kvrelay.engine.wire.ServingLoadUpdate;
+import dev.kvrelay.engine.wire.WireSources;
 import dev.kvrelay.launcher.SystemTestWorkers;
 import dev.kvrelay.launcher.health.WanStatus;
 import dev.kvrelay.spi.discovery.InMemoryDiscovery;
@@ -71,8 +72,8 @@ class StatusPageLoadTest {
     engine = RelayEngine.builder().config(config).discovery(discovery).eventPlane(plane).requestPlane(requests)
         .poolThreads(2).build();
     // Opened before the worker starts: every window listing the pool is published after these subscribed.
-    reader = new Recorder<>(engine.watchPoolLoad("test-reader"), KvPoolLoadUpdate::windowSequence);
-    servingReader = new Recorder<>(engine.watchServingLoad("test-serving-reader"), ServingLoadUpdate::windowSequence);
+    reader = new Recorder<>(WireSources.of(engine).watchPoolLoad("test-reader"), KvPoolLoadUpdate::windowSequence);
+    servingReader = new Recorder<>(WireSources.of(engine).watchServingLoad("test-serving-reader"), ServingLoadUpdate::windowSequence);
     server = SystemServer.start(SystemServerSettings.fromEnvironment(LOCAL), engine,
         RelayProcessInfo.discovery(Map.of(), () -> WanStatus.DISABLED));
     SystemTestWorkers.start("ns/backend/generate", WORKER_ID, "llama", discovery, plane, requests);
@@ -275,7 +276,7 @@ class StatusPageLoadTest {
 
   @Test
   void theWatchCountsTheEndOfItsStreamAndTheRefusedReopen() throws Exception {
-    LoadWindowWatch<KvPoolLoadUpdate> watch = new LoadWindowWatch<>("watch-under-test", engine::watchPoolLoad);
+    LoadWindowWatch<KvPoolLoadUpdate> watch = new LoadWindowWatch<>("watch-under-test", WireSources.of(engine)::watchPoolLoad);
     watch.poll(1);
     assertThat(watch.state().opened()).isEqualTo(1);
     assertThat(watch.state().open()).isTrue();

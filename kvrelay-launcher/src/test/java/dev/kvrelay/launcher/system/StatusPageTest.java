@@ -14,9 +14,10 @@ import dev.kvrelay.engine.RelayEngineStats;
 import dev.kvrelay.engine.stats.EventPlaneFaultKind;
 import dev.kvrelay.engine.stats.SubscriberLagStats;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.RelayStream;
 import dev.kvrelay.engine.wan.TopologyEntry;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.RelayStream;
+import dev.kvrelay.engine.wire.WireSources;
 import dev.kvrelay.launcher.SystemTestWorkers;
 import dev.kvrelay.launcher.health.WanStatus;
 import dev.kvrelay.spi.discovery.InMemoryDiscovery;
@@ -130,7 +131,7 @@ class StatusPageTest {
         requests);
     await("pool in catalog", () -> engine.catalog().pools().size() == 1);
     KvPoolDescriptor pool = engine.catalog().pools().get(0);
-    RelayStream<PoolFrame> stream = engine.subscribePool(pool.poolId(), pool.producer(), "sub-pool")
+    RelayStream<PoolFrame> stream = WireSources.of(engine).subscribePool(pool.poolId(), pool.producer(), "sub-pool")
         .get(DEADLINE_MS, TimeUnit.MILLISECONDS);
     closing.add(stream);
     assertThat(worker.cache(tokens(3, 1000))).isEqualTo(3);
@@ -249,10 +250,10 @@ class StatusPageTest {
         requests);
     await("pool in catalog", () -> engine.catalog().pools().size() == 1);
     KvPoolDescriptor pool = engine.catalog().pools().get(0);
-    RelayStream<PoolFrame> lagging = engine.subscribePool(pool.poolId(), pool.producer(), "sub-lagging")
+    RelayStream<PoolFrame> lagging = WireSources.of(engine).subscribePool(pool.poolId(), pool.producer(), "sub-lagging")
         .get(DEADLINE_MS, TimeUnit.MILLISECONDS);
     closing.add(lagging);
-    RelayStream<PoolFrame> keeping = engine.subscribePool(pool.poolId(), pool.producer(), "sub-keeping")
+    RelayStream<PoolFrame> keeping = WireSources.of(engine).subscribePool(pool.poolId(), pool.producer(), "sub-keeping")
         .get(DEADLINE_MS, TimeUnit.MILLISECONDS);
     closing.add(keeping);
     for (int i = 1; i <= 4; i++) {

@@ -1,7 +1,5 @@
 package dev.kvrelay.launcher.system;
 
-import dev.kvrelay.launcher.health.RelayHealth;
-import dev.kvrelay.launcher.health.WanStatus;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -16,11 +14,14 @@ import dev.kvrelay.engine.RelayEngine;
 import dev.kvrelay.engine.RelayEngineConfig;
 import dev.kvrelay.engine.RelayEngineStats;
 import dev.kvrelay.engine.stats.HubRegistryStats;
-import dev.kvrelay.engine.wan.CatalogUpdate;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wire.CatalogUpdate;
+import dev.kvrelay.engine.wire.PoolFrame;
+import dev.kvrelay.engine.wire.RelayStream;
+import dev.kvrelay.engine.wire.WireSources;
 import dev.kvrelay.launcher.SystemTestWorkers;
+import dev.kvrelay.launcher.health.RelayHealth;
+import dev.kvrelay.launcher.health.WanStatus;
 import dev.kvrelay.spi.discovery.InMemoryDiscovery;
 import dev.kvrelay.spi.eventplane.InMemoryEventPlane;
 import dev.kvrelay.spi.eventplane.InMemoryRequestPlane;
@@ -266,12 +267,12 @@ class SystemServerTest {
       tokens[i] = 1000 + i;
     }
     assertThat(worker.cache(tokens)).isEqualTo(3);
-    RelayStream<PoolFrame> poolStream = engine.subscribePool(pool.poolId(), pool.producer(), "sub-pool")
+    RelayStream<PoolFrame> poolStream = WireSources.of(engine).subscribePool(pool.poolId(), pool.producer(), "sub-pool")
         .get(DEADLINE_MS, TimeUnit.MILLISECONDS);
     closing.add(poolStream);
-    RelayStream<CatalogUpdate> catalog = engine.watchCatalog("sub-catalog");
+    RelayStream<CatalogUpdate> catalog = WireSources.of(engine).watchCatalog("sub-catalog");
     closing.add(catalog);
-    assertThatThrownBy(() -> engine.watchCatalog("sub-catalog-2"))
+    assertThatThrownBy(() -> WireSources.of(engine).watchCatalog("sub-catalog-2"))
         .isInstanceOfSatisfying(RelayException.class,
             e -> assertThat(e.reason()).isEqualTo(RelayErrorReason.RESOURCE_LIMIT));
     await("3 blocks resident", () -> resident(engine.stats()) == 3);
@@ -366,10 +367,10 @@ class SystemServerTest {
     await("pool in catalog", () -> engine.catalog().pools().size() == 1);
     KvPoolDescriptor pool = engine.catalog().pools().get(0);
     String endpoint = pool.servingEndpoint().dottedName();
-    RelayStream<PoolFrame> slow = engine.subscribePool(pool.poolId(), pool.producer(), "slow")
+    RelayStream<PoolFrame> slow = WireSources.of(engine).subscribePool(pool.poolId(), pool.producer(), "slow")
         .get(DEADLINE_MS, TimeUnit.MILLISECONDS);
     closing.add(slow);
-    RelayStream<PoolFrame> fast = engine.subscribePool(pool.poolId(), pool.producer(), "fast")
+    RelayStream<PoolFrame> fast = WireSources.of(engine).subscribePool(pool.poolId(), pool.producer(), "fast")
         .get(DEADLINE_MS, TimeUnit.MILLISECONDS);
     closing.add(fast);
     for (int p = 0; p < 3; p++) {
@@ -436,9 +437,9 @@ class SystemServerTest {
         .filter(d -> d.servingEndpoint().component().equals("a")).findFirst().orElseThrow();
     KvPoolDescriptor b = engine.catalog().pools().stream()
         .filter(d -> d.servingEndpoint().component().equals("b")).findFirst().orElseThrow();
-    closing.add(engine.subscribePool(a.poolId(), a.producer(), "s1").get(DEADLINE_MS, TimeUnit.MILLISECONDS));
-    assertRefused(engine.subscribePool(a.poolId(), a.producer(), "s2"));
-    assertRefused(engine.subscribePool(b.poolId(), b.producer(), "s3"));
+    closing.add(WireSources.of(engine).subscribePool(a.poolId(), a.producer(), "s1").get(DEADLINE_MS, TimeUnit.MILLISECONDS));
+    assertRefused(WireSources.of(engine).subscribePool(a.poolId(), a.producer(), "s2"));
+    assertRefused(WireSources.of(engine).subscribePool(b.poolId(), b.producer(), "s3"));
 
     PrometheusText m = PrometheusText.parse(get(server, "/metrics").body());
     String[] base = {"dynamo_namespace", "relay", "dynamo_component", "kv_dc_relay"};

@@ -1,4 +1,4 @@
-package dev.kvrelay.engine.wan;
+package dev.kvrelay.engine.wire;
 
 import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.KvPoolId;
@@ -6,6 +6,9 @@ import dev.kvrelay.api.ServingReadinessState;
 import dev.kvrelay.api.WireText;
 import dev.kvrelay.api.WireValidationException;
 import dev.kvrelay.api.WorkerRole;
+import dev.kvrelay.engine.wan.AdapterReadiness;
+import dev.kvrelay.engine.wan.TopologyEntry;
+import dev.kvrelay.engine.wan.TopologyMember;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashSet;

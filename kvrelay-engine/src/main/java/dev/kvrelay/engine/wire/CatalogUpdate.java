@@ -1,6 +1,7 @@
-package dev.kvrelay.engine.wan;
+package dev.kvrelay.engine.wire;
 
 import dev.kvrelay.api.RelayIdentity;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -34,7 +35,7 @@ public record CatalogUpdate(
   public static CatalogUpdate ofDescriptors(RelayIdentity relay, long revision, List<KvPoolDescriptor> pools) {
     List<DescriptorWire> wires = new ArrayList<>(pools.size());
     for (KvPoolDescriptor d : pools) {
-      wires.add(d.toWire());
+      wires.add(DescriptorWire.of(d));
     }
     return of(relay, revision, wires);
   }

@@ -1,7 +1,10 @@
-package dev.kvrelay.engine.wan;
+package dev.kvrelay.engine.wire;
 
 import dev.kvrelay.api.WireText;
 import dev.kvrelay.api.WireValidationException;
+import dev.kvrelay.engine.wan.ModelKey;
+import dev.kvrelay.engine.wan.TopologyEntry;
+import dev.kvrelay.engine.wan.TopologySnapshot;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

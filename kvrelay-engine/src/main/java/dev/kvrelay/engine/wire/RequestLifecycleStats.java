@@ -1,4 +1,4 @@
-package dev.kvrelay.engine.wan;
+package dev.kvrelay.engine.wire;
 
 import java.util.Objects;
 import java.util.OptionalLong;

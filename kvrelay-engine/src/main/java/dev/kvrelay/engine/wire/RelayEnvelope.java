@@ -1,4 +1,4 @@
-package dev.kvrelay.engine.wan;
+package dev.kvrelay.engine.wire;
 
 import dev.kvrelay.api.RelayIdentity;
 import org.jspecify.annotations.Nullable;

@@ -1,5 +1,6 @@
-package dev.kvrelay.engine.wan;
+package dev.kvrelay.engine.wire;
 
+import dev.kvrelay.engine.wan.KvPoolLoadEntry;
 import java.util.List;
 
 /**

@@ -1,22 +1,23 @@
-package dev.kvrelay.engine.consumer;
+package dev.kvrelay.engine.wire;
 
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.api.RelayException;
-import dev.kvrelay.engine.wan.CatalogUpdate;
-import dev.kvrelay.engine.wan.KvPoolLoadUpdate;
-import dev.kvrelay.engine.wan.PoolFrame;
-import dev.kvrelay.engine.wan.ReadinessUpdate;
-import dev.kvrelay.engine.wan.RelayStream;
+import dev.kvrelay.engine.wan.RelaySource;
 import dev.kvrelay.engine.wan.TopologySnapshot;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Thread-safe: one relay as a consumer sees it, whatever the transport: the engine in process ({@code
- * RelayEngine}) or a remote relay through the gRPC client. Each method opens one stream carrying exactly the
- * messages of the matching RPC (wan-grpc.md §2.3), so one consumer implementation serves both transports.
+ * Thread-safe: the streams of one relay, whatever the transport — the engine in process ({@code RelayEngine}) or a
+ * remote relay through the gRPC client — as the consumer reads them and the gRPC server serves them. Each method
+ * opens one stream carrying exactly the messages of the matching RPC (wan-grpc.md §2.3), so one consumer serves
+ * both transports and one server serves the engine.
+ *
+ * <p>Transport plumbing, not API: an embedder hands a {@link RelaySource} to the consumer and never names this
+ * type; {@link WireSources#of} finds the wire behind a source.
  */
-public interface RelaySource {
+public interface WireSource extends RelaySource {
+
 
   /** WatchKvPoolCatalog: the current catalog at once, then one complete snapshot per change, plus heartbeats. */
   RelayStream<CatalogUpdate> watchCatalog(String subscriberId) throws RelayException;
@@ -42,4 +43,7 @@ public interface RelaySource {
 
   /** SubscribeKvPoolLoad: the latest window at once, then every newer window. */
   RelayStream<KvPoolLoadUpdate> watchPoolLoad(String subscriberId) throws RelayException;
+
+  /** SubscribeServingLoad: the latest serving-load window at once, then every newer window. */
+  RelayStream<ServingLoadUpdate> watchServingLoad(String subscriberId) throws RelayException;
 }

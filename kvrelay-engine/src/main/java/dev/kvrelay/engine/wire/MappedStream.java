@@ -1,7 +1,6 @@
-package dev.kvrelay.engine.consumer;
+package dev.kvrelay.engine.wire;
 
 import dev.kvrelay.api.RelayException;
-import dev.kvrelay.engine.wan.RelayStream;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;

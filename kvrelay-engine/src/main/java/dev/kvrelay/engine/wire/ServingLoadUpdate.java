@@ -1,6 +1,7 @@
-package dev.kvrelay.engine.wan;
+package dev.kvrelay.engine.wire;
 
 import dev.kvrelay.api.ProducerIdentity;
+import dev.kvrelay.engine.wan.ModelKey;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;

@@ -1,7 +1,12 @@
-package dev.kvrelay.engine.wan;
+package dev.kvrelay.engine.wire;
 
+import dev.kvrelay.api.DynamoEndpointId;
+import dev.kvrelay.api.ModelRegistration;
 import dev.kvrelay.api.ModelTarget;
 import dev.kvrelay.api.ProducerIdentity;
+import dev.kvrelay.api.WorkerRole;
+import dev.kvrelay.engine.wan.KvPoolDescriptor;
+import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -47,4 +52,26 @@ public record DescriptorWire(
    * @param hashFormat the enum number
    */
   public record QuerySemantics(int kvBlockSize, int hashFormat) {}
+
+  /** The wire shape of {@code d} (what the consumer-side {@link CatalogValidator#validate} reads back). */
+  public static DescriptorWire of(KvPoolDescriptor d) {
+    List<@Nullable Registration> wireRegistrations = new ArrayList<>(d.registrations().size());
+    for (ModelRegistration registration : d.registrations()) {
+      ModelTarget target = registration.target();
+      String adapter = target instanceof ModelTarget.Lora lora ? lora.adapter() : null;
+      wireRegistrations.add(new Registration(registration.canonicalModelId(),
+          registration.targetCase(), target.baseModel(), adapter, new ArrayList<>(registration.aliases())));
+    }
+    List<@Nullable Integer> roles = new ArrayList<>(d.poolRoles().size());
+    for (WorkerRole role : d.poolRoles()) {
+      roles.add(role.wireValue());
+    }
+    DynamoEndpointId endpoint = d.servingEndpoint();
+    return new DescriptorWire(
+        d.producer().toWire(),
+        new Endpoint(endpoint.namespace(), endpoint.component(), endpoint.endpoint()),
+        wireRegistrations,
+        new QuerySemantics(d.querySemantics().kvBlockSize(), d.querySemantics().hashFormat().wireValue()),
+        roles);
+  }
 }
