@@ -156,10 +156,11 @@ public final class PrefixDepthSearch {
       // The level reads class indexes from a copy: visiting one class does not depend on the previous probe.
       long levelSlots = slots;
       if ((level & (level - 1)) != 0) {
-        // Several classes probe independent midpoints: issue their loads first so the misses overlap.
+        // Several classes probe independent midpoints: issue their loads first so the misses overlap (only
+        // the words the class's probe reads: with few lanes, each lane's word in both buckets).
         for (int pending = level; pending != 0; pending &= pending - 1) {
           int c = (int) (levelSlots >>> (Integer.numberOfTrailingZeros(pending) << 2)) & 0xF;
-          probes.warm(lower[c] + ((upper[c] - lower[c]) >>> 1));
+          probes.warm(lower[c] + ((upper[c] - lower[c]) >>> 1), lanes[c]);
         }
       }
       do {

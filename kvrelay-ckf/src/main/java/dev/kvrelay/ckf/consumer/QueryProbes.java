@@ -55,7 +55,25 @@ final class QueryProbes {
       stamp = 1;
     }
     this.hashes = hashes;
+    touchHashes(n);
     warmGallopingPositions(n);
+  }
+
+  /**
+   * Reads one hash per cache line of the request, so that the lines a later bisection level prepares from
+   * are not each a miss on that level's critical path when the caller's hashes are not cache-resident
+   * (measured −0.18 µs all-full on the DRAM query, whose 4 096 requests are 4 MiB of hashes).
+   */
+  private void touchHashes(int n) {
+    if (n == 0) {
+      return;
+    }
+    long[] h = hashes;
+    long sink = h[n - 1];
+    for (int i = 0; i < n; i += 8) {
+      sink ^= h[i];
+    }
+    touched ^= sink;
   }
 
   /**
@@ -86,10 +104,11 @@ final class QueryProbes {
   }
 
   /**
-   * Prepares {@code position} and touches its buckets without answering, so that a later probe of it finds
-   * its words in cache. No effect for an external probe or a position already prepared in this query.
+   * Prepares {@code position} and touches what a probe of {@code lanes} reads there, without answering, so
+   * that a later probe of it finds its words in cache. No effect for an external probe or a position
+   * already prepared in this query.
    */
-  void warm(int position) {
+  void warm(int position, int lanes) {
     if (external != null || (int) (memo[position] >>> 32) == stamp) {
       return;
     }
@@ -101,7 +120,7 @@ final class QueryProbes {
     long packed = addressing.prepare(hashes[position]);
     prepared[position] = packed;
     memo[position] = (long) stamp << 32;
-    touched ^= table.touch(packed);
+    touched ^= table.touch(packed, lanes);
   }
 
   /** Routes the following probes to {@code probe} until {@link #clearExternal()}. */
