@@ -1,81 +1,58 @@
 package dev.kvrelay.ckf.producer;
 
-import org.jspecify.annotations.Nullable;
-
 /**
  * Not thread-safe: confined to the pool actor. An open-addressing {@code long → long} map: Robin Hood
  * linear probing over an arbitrary (not power-of-two) capacity, ≤ 90 % load, 25 % growth,
  * tombstone-free backward-shift deletion. Key 0 is kept outside the arrays.
  *
- * <p>Growth is incremental: crossing the load limit allocates the bigger table and leaves the entries in
- * the old one, and every later insertion or removal first moves at most {@link #MIGRATION_BUDGET} old slots
- * (empty or occupied) into the new table. Until the old table is empty, a lookup that misses the new table
- * probes the old one; insertions go to the new table only. Both tables stay valid Robin Hood tables
- * throughout (a moved entry leaves the old one by backward shift). The new table's own allocation is still
- * one call (the JVM zeroes it).
+ * <p>The slots are stored in fixed-size chunks and growth is incremental ({@link GrowingTable}): the next
+ * table's chunks are allocated one per insertion just before the load limit, crossing it swaps tables and
+ * leaves the entries in the old one, and every later insertion or removal first moves at most
+ * {@link #MIGRATION_BUDGET} old slots into the new table. Until the old table is empty, a lookup that
+ * misses the new table probes the old one; insertions go to the new table only. Both tables stay valid
+ * Robin Hood tables throughout (a moved entry leaves the old one by backward shift). Lookups neither
+ * allocate nor lock.
  *
  * <p>Entries are addressed by <em>index</em>: {@code 0 ≤ index < capacity()} for new-table slots,
  * {@code capacity()} for key 0 and {@code capacity() + 1 + slot} for an old-table slot while migrating;
  * every index below {@link #indexLimit()} may be read. An index is valid until the next insertion or
  * removal.
  */
-final class LongLongMap {
+final class LongLongMap extends GrowingTable {
   static final int MISSING = -1;
-  /** Old-table slots one insertion or removal moves at most while migrating. */
-  static final int MIGRATION_BUDGET = 128;
-  /**
-   * The smallest capacity that grows incrementally: below it one full rehash (≤ 16 Ki slots, well under
-   * 1 ms) keeps the layout, and so the iteration order and the producer's output, of the eager scheme.
-   */
-  static final int INCREMENTAL_FROM = 1 << 14;
 
-  private long[] keys;
-  private long[] values;
-  private int capacity;
-  private int maxFill;
-  private int arraySize;
+  private long[][] keys;
+  private long[][] values;
   private boolean hasZeroKey;
   private long zeroValue;
-  /** The table being drained, or null when not migrating. */
-  private long @Nullable [] oldKeys;
-  private long[] oldValues = EMPTY;
-  private int oldCapacity;
-  private int oldSize;
-  private int cursor;
-  /** Old-table slots the last migrating call moved or skipped (for tests of the per-call bound). */
-  int lastMigrationWork;
+  /** The table being drained (empty when not migrating). */
+  private long[][] oldKeys = NONE;
+  private long[][] oldValues = NONE;
+  /** The next table, its chunks allocated ahead (empty when none). */
+  private long[][] nextKeys = NONE;
+  private long[][] nextValues = NONE;
 
-  private static final long[] EMPTY = new long[0];
-
-  private final int migrationBudget;
-  private final int incrementalFrom;
+  private static final long[][] NONE = new long[0][];
 
   LongLongMap(int initialCapacity) {
-    this(initialCapacity, MIGRATION_BUDGET, INCREMENTAL_FROM);
+    this(initialCapacity, MIGRATION_BUDGET, INCREMENTAL_FROM, CHUNK_SHIFT);
   }
 
-  /**
-   * A map moving at most {@code migrationBudget} old slots per mutating call once its capacity is at least
-   * {@code incrementalFrom} (smaller tables grow by one full rehash); tests use small values of both. A
-   * growth step leaves room for ~0.225·C insertions before the next and a migration costs ≤ 1.9·C units, so
-   * a budget ≥ 9 always finishes in time; with a smaller one, an insertion that reaches the next load limit
-   * mid-migration finishes it in that call.
-   */
-  LongLongMap(int initialCapacity, int migrationBudget, int incrementalFrom) {
-    if (migrationBudget < 1) {
-      throw new IllegalArgumentException("migration budget must be positive: " + migrationBudget);
+  /** As {@link GrowingTable#GrowingTable}; tests use small values of all three. */
+  LongLongMap(int initialCapacity, int migrationBudget, int incrementalFrom, int chunkShift) {
+    super(migrationBudget, incrementalFrom, chunkShift);
+    int cap = Math.max(8, initialCapacity);
+    keys = chunks(cap);
+    values = chunks(cap);
+    resetTo(cap);
+  }
+
+  private long[][] chunks(int cap) {
+    long[][] a = new long[chunkCount(cap)][];
+    for (int c = 0; c < a.length; c++) {
+      a[c] = new long[chunkLength(cap, c)];
     }
-    this.migrationBudget = migrationBudget;
-    this.incrementalFrom = incrementalFrom;
-    allocate(Math.max(8, initialCapacity));
-  }
-
-  private void allocate(int cap) {
-    keys = new long[cap];
-    values = new long[cap];
-    capacity = cap;
-    maxFill = HashMix.maxFill(cap);
-    arraySize = 0;
+    return a;
   }
 
   int size() {
@@ -89,12 +66,7 @@ final class LongLongMap {
 
   /** One past the largest index: iterate {@code 0 ≤ i < indexLimit()} to see every entry exactly once. */
   int indexLimit() {
-    return oldKeys == null ? capacity + 1 : capacity + 1 + oldCapacity;
-  }
-
-  /** True while entries remain in the old table. */
-  boolean migrating() {
-    return oldKeys != null;
+    return capacity + 1 + oldCapacity;
   }
 
   /** Index of {@code key}, or {@link #MISSING}. */
@@ -102,18 +74,18 @@ final class LongLongMap {
     if (key == 0) {
       return hasZeroKey ? capacity : MISSING;
     }
-    int i = find(keys, capacity, key);
-    if (i != MISSING || oldKeys == null) {
+    int i = find(keys, capacity, key, chunkShift, chunkMask);
+    if (i != MISSING || oldCapacity == 0) {
       return i;
     }
-    int j = find(oldKeys, oldCapacity, key);
+    int j = find(oldKeys, oldCapacity, key, chunkShift, chunkMask);
     return j == MISSING ? MISSING : capacity + 1 + j;
   }
 
-  private static int find(long[] k, int cap, long key) {
+  private static int find(long[][] k, int cap, long key, int shift, int mask) {
     int i = HashMix.home(key, cap);
     for (int d = 0; ; d++) {
-      long cur = k[i];
+      long cur = k[i >>> shift][i & mask];
       if (cur == key) {
         return i;
       }
@@ -133,34 +105,41 @@ final class LongLongMap {
    */
   long touch(long key) {
     int i = HashMix.home(key, capacity);
-    return keys[i] ^ values[i];
+    int c = i >>> chunkShift;
+    int o = i & chunkMask;
+    return keys[c][o] ^ values[c][o];
   }
 
   /** As {@link #touch(long)}, reading only the key slot (for a lookup that is expected to miss). */
   long touchKey(long key) {
-    return keys[HashMix.home(key, capacity)];
+    int i = HashMix.home(key, capacity);
+    return keys[i >>> chunkShift][i & chunkMask];
   }
 
   /** True if {@code index} (below {@link #indexLimit()}) holds an entry. */
   boolean isOccupied(int index) {
-    if (index < capacity) {
-      return keys[index] != 0;
-    }
-    return index == capacity ? hasZeroKey : old()[index - capacity - 1] != 0;
+    return index == capacity ? hasZeroKey : keyAt(index) != 0;
   }
 
   long keyAt(int index) {
     if (index < capacity) {
-      return keys[index];
+      return keys[index >>> chunkShift][index & chunkMask];
     }
-    return index == capacity ? 0L : old()[index - capacity - 1];
+    return index == capacity ? 0L : oldAt(oldKeys, index - capacity - 1);
   }
 
   long valueAt(int index) {
     if (index < capacity) {
-      return values[index];
+      return values[index >>> chunkShift][index & chunkMask];
     }
-    return index == capacity ? zeroValue : oldValues[index - capacity - 1];
+    return index == capacity ? zeroValue : oldAt(oldValues, index - capacity - 1);
+  }
+
+  private long oldAt(long[][] a, int slot) {
+    if (slot >= oldCapacity) {
+      throw new IllegalStateException("no old-table slot " + slot + " of " + oldCapacity);
+    }
+    return a[slot >>> chunkShift][slot & chunkMask];
   }
 
   /** Inserts {@code key}, which must be absent. */
@@ -170,40 +149,34 @@ final class LongLongMap {
       zeroValue = value;
       return;
     }
-    if (oldKeys != null) {
+    if (oldCapacity != 0) {
       migrate(migrationBudget);
     }
-    if (arraySize + oldSize >= maxFill) {
-      if (oldKeys != null) {
-        int before = lastMigrationWork;
-        migrate(Integer.MAX_VALUE);
-        lastMigrationWork += before;
-      }
-      if (capacity < incrementalFrom) {
-        rehash();
-      } else {
-        startGrowth();
-      }
+    if (arraySize + oldSize >= slowFrom) {
+      slowInsert();
     }
-    place(keys, values, capacity, key, value);
+    place(keys, values, capacity, key, value, chunkShift, chunkMask);
     arraySize++;
   }
 
-  private static void place(long[] k, long[] v, int cap, long key, long value) {
+  private static void place(long[][] k, long[][] v, int cap, long key, long value, int shift, int mask) {
     int i = HashMix.home(key, cap);
     int d = 0;
     while (true) {
-      long cur = k[i];
+      long[] kc = k[i >>> shift];
+      int o = i & mask;
+      long cur = kc[o];
       if (cur == 0) {
-        k[i] = key;
-        v[i] = value;
+        kc[o] = key;
+        v[i >>> shift][o] = value;
         return;
       }
       int curDistance = distance(i, cur, cap);
       if (curDistance < d) {
-        long curValue = v[i];
-        k[i] = key;
-        v[i] = value;
+        long[] vc = v[i >>> shift];
+        long curValue = vc[o];
+        kc[o] = key;
+        vc[o] = value;
         key = cur;
         value = curValue;
         d = curDistance;
@@ -223,32 +196,36 @@ final class LongLongMap {
       return;
     }
     if (index < capacity) {
-      shiftOut(keys, values, capacity, index);
+      shiftOut(keys, values, capacity, index, chunkShift, chunkMask);
       arraySize--;
     } else {
-      shiftOut(old(), oldValues, oldCapacity, index - capacity - 1);
+      int slot = index - capacity - 1;
+      if (slot >= oldCapacity) {
+        throw new IllegalStateException("no old-table slot " + slot + " of " + oldCapacity);
+      }
+      shiftOut(oldKeys, oldValues, oldCapacity, slot, chunkShift, chunkMask);
       oldSize--;
     }
-    if (oldKeys != null) {
+    if (oldCapacity != 0) {
       migrate(migrationBudget);
     }
   }
 
   /** Backward-shift deletion of slot {@code hole}. */
-  private static void shiftOut(long[] k, long[] v, int cap, int hole) {
+  private static void shiftOut(long[][] k, long[][] v, int cap, int hole, int shift, int mask) {
     int next = hole + 1 == cap ? 0 : hole + 1;
     while (true) {
-      long cur = k[next];
+      long cur = k[next >>> shift][next & mask];
       if (cur == 0 || distance(next, cur, cap) == 0) {
         break;
       }
-      k[hole] = cur;
-      v[hole] = v[next];
+      k[hole >>> shift][hole & mask] = cur;
+      v[hole >>> shift][hole & mask] = v[next >>> shift][next & mask];
       hole = next;
       next = next + 1 == cap ? 0 : next + 1;
     }
-    k[hole] = 0;
-    v[hole] = 0;
+    k[hole >>> shift][hole & mask] = 0;
+    v[hole >>> shift][hole & mask] = 0;
   }
 
   /** Removes {@code key} if present; returns whether it was. */
@@ -261,31 +238,45 @@ final class LongLongMap {
     return true;
   }
 
-  /** A deep copy. */
+  /** A deep copy (without the next table's chunks allocated ahead; the copy allocates its own). */
   LongLongMap copy() {
-    LongLongMap c = new LongLongMap(8, migrationBudget, incrementalFrom);
-    c.keys = keys.clone();
-    c.values = values.clone();
-    c.capacity = capacity;
-    c.maxFill = maxFill;
-    c.arraySize = arraySize;
+    LongLongMap c = new LongLongMap(8, migrationBudget, incrementalFrom, chunkShift);
+    copyBookkeepingTo(c);
+    c.keys = deepCopy(keys);
+    c.values = deepCopy(values);
     c.hasZeroKey = hasZeroKey;
     c.zeroValue = zeroValue;
-    long[] ok = oldKeys;
-    if (ok != null) {
-      c.oldKeys = ok.clone();
-      c.oldValues = oldValues.clone();
-      c.oldCapacity = oldCapacity;
-      c.oldSize = oldSize;
-      c.cursor = cursor;
+    c.oldKeys = deepCopy(oldKeys);
+    c.oldValues = deepCopy(oldValues);
+    return c;
+  }
+
+  private static long[][] deepCopy(long[][] a) {
+    long[][] c = new long[a.length][];
+    for (int i = 0; i < a.length; i++) {
+      c[i] = a[i].clone();
     }
     return c;
   }
 
-  /** Heap bytes of the backing arrays (both tables while migrating) plus a fixed object overhead. */
+  /**
+   * Heap bytes of the backing arrays (both tables while migrating, and the next table's chunks allocated
+   * ahead) plus a fixed object overhead.
+   */
   long footprintBytes() {
-    long old = oldKeys == null ? 0 : HashMix.arrayBytes(oldCapacity, 8) * 2;
-    return 48 + HashMix.arrayBytes(keys.length, 8) + HashMix.arrayBytes(values.length, 8) + old;
+    return 64 + bytes(keys) + bytes(values) + bytes(oldKeys) + bytes(oldValues) + bytes(nextKeys)
+        + bytes(nextValues);
+  }
+
+  private static long bytes(long[][] a) {
+    if (a.length == 0) {
+      return 0;
+    }
+    long b = HashMix.arrayBytes(a.length, 4);
+    for (long[] chunk : a) {
+      b += chunk == null ? 0 : HashMix.arrayBytes(chunk.length, 8);
+    }
+    return b;
   }
 
   private static int distance(int slot, long key, int cap) {
@@ -293,75 +284,60 @@ final class LongLongMap {
     return slot >= home ? slot - home : slot - home + cap;
   }
 
-  private long[] old() {
-    long[] ok = oldKeys;
-    if (ok == null) {
-      throw new IllegalStateException("not migrating");
-    }
-    return ok;
+  @Override
+  void createNext(int cap) {
+    nextKeys = new long[chunkCount(cap)][];
+    nextValues = new long[chunkCount(cap)][];
   }
 
-  /** The eager growth step: every old entry re-placed, in slot order, within this call. */
-  private void rehash() {
-    long[] ok = keys;
-    long[] ov = values;
-    allocate(HashMix.grownCapacity(capacity));
-    for (int i = 0; i < ok.length; i++) {
-      if (ok[i] != 0) {
-        place(keys, values, capacity, ok[i], ov[i]);
-        arraySize++;
-      }
-    }
+  @Override
+  void allocateNextChunk(int c, int length) {
+    nextKeys[c] = new long[length];
+    nextValues[c] = new long[length];
   }
 
-  private void startGrowth() {
+  @Override
+  void installNext() {
     oldKeys = keys;
     oldValues = values;
-    oldCapacity = capacity;
-    oldSize = arraySize;
-    cursor = 0;
-    allocate(HashMix.grownCapacity(capacity));
-    if (oldSize == 0) {
-      endMigration();
-    }
+    keys = nextKeys;
+    values = nextValues;
+    nextKeys = NONE;
+    nextValues = NONE;
   }
 
-  /**
-   * Moves old-table slots at the cursor into the new table, {@code budget} units at most (a move or a
-   * skipped empty slot each count one). A move shifts later entries back into the cursor's slot, never
-   * below it (slots below the cursor are empty and nothing is inserted into the old table), so one pass of
-   * the cursor drains the table.
-   */
-  private void migrate(int budget) {
-    long[] ok = old();
-    long[] ov = oldValues;
-    int work = 0;
-    while (work < budget && cursor < oldCapacity) {
-      long key = ok[cursor];
+  @Override
+  boolean moveOld(int slot) {
+    long[][] ok = oldKeys;
+    long key = ok[slot >>> chunkShift][slot & chunkMask];
+    if (key == 0) {
+      return false;
+    }
+    place(keys, values, capacity, key, oldValues[slot >>> chunkShift][slot & chunkMask], chunkShift, chunkMask);
+    shiftOut(ok, oldValues, oldCapacity, slot, chunkShift, chunkMask);
+    return true;
+  }
+
+  @Override
+  void dropOld() {
+    oldKeys = NONE;
+    oldValues = NONE;
+  }
+
+  @Override
+  void rehash(int cap) {
+    long[][] ok = keys;
+    long[][] ov = values;
+    int oldCap = capacity;
+    keys = chunks(cap);
+    values = chunks(cap);
+    resetTo(cap);
+    for (int i = 0; i < oldCap; i++) {
+      long key = ok[i >>> chunkShift][i & chunkMask];
       if (key != 0) {
-        place(keys, values, capacity, key, ov[cursor]);
+        place(keys, values, cap, key, ov[i >>> chunkShift][i & chunkMask], chunkShift, chunkMask);
         arraySize++;
-        shiftOut(ok, ov, oldCapacity, cursor);
-        oldSize--;
-      } else {
-        cursor++;
       }
-      work++;
     }
-    lastMigrationWork = work;
-    if (cursor >= oldCapacity) {
-      if (oldSize != 0) {
-        throw new IllegalStateException("migration left " + oldSize + " entries behind");
-      }
-      endMigration();
-    }
-  }
-
-  private void endMigration() {
-    oldKeys = null;
-    oldValues = EMPTY;
-    oldCapacity = 0;
-    oldSize = 0;
-    cursor = 0;
   }
 }

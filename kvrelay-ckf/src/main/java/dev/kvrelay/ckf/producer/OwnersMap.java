@@ -5,52 +5,93 @@ import org.jspecify.annotations.Nullable;
 /**
  * Not thread-safe: confined to the pool actor. Canonical hash → {owners: u32, resident: bool}: a Robin
  * Hood open-addressing map like {@link LongLongMap} (arbitrary capacity, ≤ 90 % load, 25 % growth,
- * backward-shift deletion, incremental growth with the same index layout and per-call migration bound),
- * storing the owner count in an {@code int[]} (read as unsigned) and the resident flags in a parallel
- * bitset: 12⅛ bytes per slot. Canonical hash 0 is kept outside the arrays.
+ * backward-shift deletion, chunked slots and incremental growth through {@link GrowingTable} with the same
+ * index layout, allocation ahead and per-call migration bound), storing the owner count in an {@code int}
+ * chunk (read as unsigned) and the resident flags in a parallel bitset chunk: 12⅛ bytes per slot. Canonical
+ * hash 0 is kept outside the arrays. Lookups neither allocate nor lock.
  *
  * <p>Entries are addressed by index as in {@link LongLongMap}; index {@code capacity()} is hash 0 and
  * {@code capacity() + 1 + slot} an old-table slot while migrating.
  */
-final class OwnersMap {
+final class OwnersMap extends GrowingTable {
   static final int MISSING = -1;
   /** The largest owner count ({@code u32::MAX}). */
   static final long MAX_OWNERS = 0xFFFF_FFFFL;
-  /** Old-table slots one insertion or removal moves at most while migrating. */
-  static final int MIGRATION_BUDGET = LongLongMap.MIGRATION_BUDGET;
-  /** The smallest capacity that grows incrementally, as {@link LongLongMap#INCREMENTAL_FROM}. */
-  static final int INCREMENTAL_FROM = LongLongMap.INCREMENTAL_FROM;
 
-  /** Not thread-safe: confined to its map's thread. One table's key, owner-count and resident-bit arrays. */
+  /**
+   * Not thread-safe: confined to its map's thread. One table's chunked key, owner-count and resident-bit
+   * arrays (chunk {@code c} of each covers slots {@code [c << shift, (c + 1) << shift)}).
+   */
   private static final class Table {
-    final long[] keys;
-    final int[] owners;
-    final long[] bits;
+    final long[][] keys;
+    final int[][] owners;
+    final long[][] bits;
     final int cap;
+    final int shift;
+    final int mask;
 
-    Table(int cap) {
-      this.keys = new long[cap];
-      this.owners = new int[cap];
-      this.bits = new long[(cap + 63) >>> 6];
+    /** A table of {@code cap} slots whose chunks are allocated later ({@link #allocateChunk}). */
+    Table(int cap, int shift) {
+      int chunks = ((cap - 1) >>> shift) + 1;
+      this.keys = new long[chunks][];
+      this.owners = new int[chunks][];
+      this.bits = new long[chunks][];
       this.cap = cap;
+      this.shift = shift;
+      this.mask = (1 << shift) - 1;
     }
 
     Table(Table t) {
-      this.keys = t.keys.clone();
-      this.owners = t.owners.clone();
-      this.bits = t.bits.clone();
+      this.keys = new long[t.keys.length][];
+      this.owners = new int[t.keys.length][];
+      this.bits = new long[t.keys.length][];
+      for (int c = 0; c < keys.length; c++) {
+        keys[c] = t.keys[c].clone();
+        owners[c] = t.owners[c].clone();
+        bits[c] = t.bits[c].clone();
+      }
       this.cap = t.cap;
+      this.shift = t.shift;
+      this.mask = t.mask;
+    }
+
+    static Table allocated(int cap, int shift) {
+      Table t = new Table(cap, shift);
+      for (int c = 0; c < t.keys.length; c++) {
+        t.allocateChunk(c, Math.min(1 << shift, cap - (c << shift)));
+      }
+      return t;
+    }
+
+    void allocateChunk(int c, int length) {
+      keys[c] = new long[length];
+      owners[c] = new int[length];
+      bits[c] = new long[(length + 63) >>> 6];
+    }
+
+    long key(int i) {
+      return keys[i >>> shift][i & mask];
+    }
+
+    int ownerCount(int i) {
+      return owners[i >>> shift][i & mask];
+    }
+
+    void setOwnerCount(int i, int count) {
+      owners[i >>> shift][i & mask] = count;
     }
 
     boolean bit(int i) {
-      return (bits[i >>> 6] & (1L << i)) != 0;
+      return (bits[i >>> shift][(i & mask) >>> 6] & (1L << i)) != 0;
     }
 
     void setBit(int i, boolean value) {
+      long[] b = bits[i >>> shift];
+      int w = (i & mask) >>> 6;
       if (value) {
-        bits[i >>> 6] |= 1L << i;
+        b[w] |= 1L << i;
       } else {
-        bits[i >>> 6] &= ~(1L << i);
+        b[w] &= ~(1L << i);
       }
     }
 
@@ -60,10 +101,10 @@ final class OwnersMap {
     }
 
     int find(long key) {
-      long[] k = keys;
+      long[][] k = keys;
       int i = HashMix.home(key, cap);
       for (int d = 0; ; d++) {
-        long cur = k[i];
+        long cur = k[i >>> shift][i & mask];
         if (cur == key) {
           return i;
         }
@@ -78,16 +119,18 @@ final class OwnersMap {
 
     /** Places an absent key; returns the slot the given key landed in. */
     int place(long key, int ownerCount, boolean resident) {
-      long[] k = keys;
-      int[] o = owners;
+      long[][] k = keys;
+      int[][] o = owners;
       int i = HashMix.home(key, cap);
       int d = 0;
       int landed = -1;
       while (true) {
-        long cur = k[i];
+        long[] kc = k[i >>> shift];
+        int at = i & mask;
+        long cur = kc[at];
         if (cur == 0) {
-          k[i] = key;
-          o[i] = ownerCount;
+          kc[at] = key;
+          o[i >>> shift][at] = ownerCount;
           setBit(i, resident);
           return landed < 0 ? i : landed;
         }
@@ -96,10 +139,11 @@ final class OwnersMap {
           if (landed < 0) {
             landed = i;
           }
-          int curOwners = o[i];
+          int[] oc = o[i >>> shift];
+          int curOwners = oc[at];
           boolean curResident = bit(i);
-          k[i] = key;
-          o[i] = ownerCount;
+          kc[at] = key;
+          oc[at] = ownerCount;
           setBit(i, resident);
           key = cur;
           ownerCount = curOwners;
@@ -115,63 +159,54 @@ final class OwnersMap {
 
     /** Backward-shift deletion of slot {@code hole}. */
     void shiftOut(int hole) {
-      long[] k = keys;
-      int[] o = owners;
       int next = hole + 1 == cap ? 0 : hole + 1;
       while (true) {
-        long cur = k[next];
+        long cur = key(next);
         if (cur == 0 || distance(next, cur) == 0) {
           break;
         }
-        k[hole] = cur;
-        o[hole] = o[next];
+        keys[hole >>> shift][hole & mask] = cur;
+        setOwnerCount(hole, ownerCount(next));
         setBit(hole, bit(next));
         hole = next;
         next = next + 1 == cap ? 0 : next + 1;
       }
-      k[hole] = 0;
-      o[hole] = 0;
+      keys[hole >>> shift][hole & mask] = 0;
+      setOwnerCount(hole, 0);
       setBit(hole, false);
     }
 
     long bytes() {
-      return HashMix.arrayBytes(keys.length, 8) + HashMix.arrayBytes(owners.length, 4)
-          + HashMix.arrayBytes(bits.length, 8);
+      long b = 3 * HashMix.arrayBytes(keys.length, 4);
+      for (int c = 0; c < keys.length; c++) {
+        if (keys[c] != null) {
+          b += HashMix.arrayBytes(keys[c].length, 8) + HashMix.arrayBytes(owners[c].length, 4)
+              + HashMix.arrayBytes(bits[c].length, 8);
+        }
+      }
+      return b;
     }
   }
 
   private Table table;
-  private int capacity;
-  private int maxFill;
-  private int arraySize;
   private boolean hasZeroKey;
   private int zeroOwners;
   private boolean zeroResident;
   /** The table being drained, or null when not migrating. */
   private @Nullable Table old;
-  private int oldSize;
-  private int cursor;
-  /** Old-table slots the last migrating call moved or skipped (for tests of the per-call bound). */
-  int lastMigrationWork;
-
-  private final int migrationBudget;
-  private final int incrementalFrom;
+  /** The next table, its chunks allocated ahead, or null. */
+  private @Nullable Table next;
 
   OwnersMap(int initialCapacity) {
-    this(initialCapacity, MIGRATION_BUDGET, INCREMENTAL_FROM);
+    this(initialCapacity, MIGRATION_BUDGET, INCREMENTAL_FROM, CHUNK_SHIFT);
   }
 
-  /**
-   * A map moving at most {@code migrationBudget} old slots per mutating call once its capacity is at least
-   * {@code incrementalFrom} (smaller tables grow by one full rehash); tests use small values of both.
-   */
-  OwnersMap(int initialCapacity, int migrationBudget, int incrementalFrom) {
-    if (migrationBudget < 1) {
-      throw new IllegalArgumentException("migration budget must be positive: " + migrationBudget);
-    }
-    this.migrationBudget = migrationBudget;
-    this.incrementalFrom = incrementalFrom;
-    table = allocate(Math.max(8, initialCapacity));
+  /** As {@link GrowingTable#GrowingTable}; tests use small values of all three. */
+  OwnersMap(int initialCapacity, int migrationBudget, int incrementalFrom, int chunkShift) {
+    super(migrationBudget, incrementalFrom, chunkShift);
+    int cap = Math.max(8, initialCapacity);
+    table = Table.allocated(cap, chunkShift);
+    resetTo(cap);
   }
 
   /** The smallest capacity whose load limit holds {@code entries} (capped at the largest capacity). */
@@ -193,14 +228,6 @@ final class OwnersMap {
     return capacityFor(expected > Long.MAX_VALUE / 2 ? expected : expected + expected / 4);
   }
 
-  private Table allocate(int cap) {
-    Table t = new Table(cap);
-    capacity = cap;
-    maxFill = HashMix.maxFill(cap);
-    arraySize = 0;
-    return t;
-  }
-
   int size() {
     return arraySize + oldSize + (hasZeroKey ? 1 : 0);
   }
@@ -211,13 +238,7 @@ final class OwnersMap {
 
   /** One past the largest index: iterate {@code 0 ≤ i < indexLimit()} to see every entry exactly once. */
   int indexLimit() {
-    Table o = old;
-    return o == null ? capacity + 1 : capacity + 1 + o.cap;
-  }
-
-  /** True while entries remain in the old table. */
-  boolean migrating() {
-    return old != null;
+    return capacity + 1 + oldCapacity;
   }
 
   int indexOf(long key) {
@@ -241,41 +262,40 @@ final class OwnersMap {
   long touch(long key) {
     Table t = table;
     int i = HashMix.home(key, capacity);
-    return t.keys[i] ^ t.owners[i] ^ t.bits[i >>> 6];
+    int c = i >>> chunkShift;
+    int at = i & chunkMask;
+    return t.keys[c][at] ^ t.owners[c][at] ^ t.bits[c][at >>> 6];
   }
 
   boolean isOccupied(int index) {
-    if (index < capacity) {
-      return table.keys[index] != 0;
-    }
-    return index == capacity ? hasZeroKey : old().keys[index - capacity - 1] != 0;
+    return index == capacity ? hasZeroKey : keyAt(index) != 0;
   }
 
   long keyAt(int index) {
     if (index < capacity) {
-      return table.keys[index];
+      return table.key(index);
     }
-    return index == capacity ? 0L : old().keys[index - capacity - 1];
+    return index == capacity ? 0L : old().key(index - capacity - 1);
   }
 
   /** Owner count at {@code index}, unsigned. */
   long ownersAt(int index) {
     int raw;
     if (index < capacity) {
-      raw = table.owners[index];
+      raw = table.ownerCount(index);
     } else {
-      raw = index == capacity ? zeroOwners : old().owners[index - capacity - 1];
+      raw = index == capacity ? zeroOwners : old().ownerCount(index - capacity - 1);
     }
     return Integer.toUnsignedLong(raw);
   }
 
   void setOwnersAt(int index, long count) {
     if (index < capacity) {
-      table.owners[index] = (int) count;
+      table.setOwnerCount(index, (int) count);
     } else if (index == capacity) {
       zeroOwners = (int) count;
     } else {
-      old().owners[index - capacity - 1] = (int) count;
+      old().setOwnerCount(index - capacity - 1, (int) count);
     }
   }
 
@@ -307,20 +327,11 @@ final class OwnersMap {
       zeroResident = resident;
       return capacity;
     }
-    if (old != null) {
+    if (oldCapacity != 0) {
       migrate(migrationBudget);
     }
-    if (arraySize + oldSize >= maxFill) {
-      if (old != null) {
-        int before = lastMigrationWork;
-        migrate(Integer.MAX_VALUE);
-        lastMigrationWork += before;
-      }
-      if (capacity < incrementalFrom) {
-        rehash();
-      } else {
-        startGrowth();
-      }
+    if (arraySize + oldSize >= slowFrom) {
+      slowInsert();
     }
     int at = table.place(key, (int) ownerCount, resident);
     arraySize++;
@@ -341,30 +352,28 @@ final class OwnersMap {
       old().shiftOut(index - capacity - 1);
       oldSize--;
     }
-    if (old != null) {
+    if (oldCapacity != 0) {
       migrate(migrationBudget);
     }
   }
 
+  /** Heap bytes of the arrays (old table while migrating, next table's chunks allocated ahead) + overhead. */
   long footprintBytes() {
     Table o = old;
-    return 56 + table.bytes() + (o == null ? 0 : o.bytes());
+    Table n = next;
+    return 64 + table.bytes() + (o == null ? 0 : o.bytes()) + (n == null ? 0 : n.bytes());
   }
 
-  /** A deep copy (for tests). */
+  /** A deep copy (for tests; without the next table's chunks allocated ahead). */
   OwnersMap copy() {
-    OwnersMap c = new OwnersMap(8, migrationBudget, incrementalFrom);
+    OwnersMap c = new OwnersMap(8, migrationBudget, incrementalFrom, chunkShift);
+    copyBookkeepingTo(c);
     c.table = new Table(table);
-    c.capacity = capacity;
-    c.maxFill = maxFill;
-    c.arraySize = arraySize;
     c.hasZeroKey = hasZeroKey;
     c.zeroOwners = zeroOwners;
     c.zeroResident = zeroResident;
     Table o = old;
     c.old = o == null ? null : new Table(o);
-    c.oldSize = oldSize;
-    c.cursor = cursor;
     return c;
   }
 
@@ -376,53 +385,61 @@ final class OwnersMap {
     return o;
   }
 
-  /** The eager growth step: every old entry re-placed, in slot order, within this call. */
-  private void rehash() {
+  @Override
+  void createNext(int cap) {
+    next = new Table(cap, chunkShift);
+  }
+
+  @Override
+  void allocateNextChunk(int c, int length) {
+    Table n = next;
+    if (n == null) {
+      throw new IllegalStateException("no next table");
+    }
+    n.allocateChunk(c, length);
+  }
+
+  @Override
+  void installNext() {
+    Table n = next;
+    if (n == null) {
+      throw new IllegalStateException("no next table");
+    }
+    old = table;
+    table = n;
+    next = null;
+  }
+
+  @Override
+  boolean moveOld(int slot) {
+    Table o = old();
+    long key = o.key(slot);
+    if (key == 0) {
+      return false;
+    }
+    table.place(key, o.ownerCount(slot), o.bit(slot));
+    o.shiftOut(slot);
+    return true;
+  }
+
+  @Override
+  void dropOld() {
+    old = null;
+  }
+
+  @Override
+  void rehash(int cap) {
     Table o = table;
+    Table t = Table.allocated(cap, chunkShift);
     int n = arraySize;
-    Table t = allocate(HashMix.grownCapacity(capacity));
+    resetTo(cap);
     for (int i = 0; i < o.cap; i++) {
-      if (o.keys[i] != 0) {
-        t.place(o.keys[i], o.owners[i], o.bit(i));
+      long key = o.key(i);
+      if (key != 0) {
+        t.place(key, o.ownerCount(i), o.bit(i));
       }
     }
     arraySize = n;
     table = t;
-  }
-
-  private void startGrowth() {
-    Table o = table;
-    oldSize = arraySize;
-    cursor = 0;
-    table = allocate(HashMix.grownCapacity(capacity));
-    old = oldSize == 0 ? null : o;
-  }
-
-  /** As {@code LongLongMap.migrate}: at most {@code budget} moves or skipped slots at the cursor. */
-  private void migrate(int budget) {
-    Table o = old();
-    Table t = table;
-    int work = 0;
-    while (work < budget && cursor < o.cap) {
-      long key = o.keys[cursor];
-      if (key != 0) {
-        t.place(key, o.owners[cursor], o.bit(cursor));
-        arraySize++;
-        o.shiftOut(cursor);
-        oldSize--;
-      } else {
-        cursor++;
-      }
-      work++;
-    }
-    lastMigrationWork = work;
-    if (cursor >= o.cap) {
-      if (oldSize != 0) {
-        throw new IllegalStateException("migration left " + oldSize + " entries behind");
-      }
-      old = null;
-      oldSize = 0;
-      cursor = 0;
-    }
   }
 }
