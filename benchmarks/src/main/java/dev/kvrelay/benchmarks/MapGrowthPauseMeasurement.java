@@ -25,14 +25,12 @@ import java.util.SplittableRandom;
  * first 2^20, 2^22 and 2^24 inserts, p99, p99.9 and p99.99 over all 2^24, and the three longest inserts
  * (index, time); with the wall times, the total and the collections (count, time) during the fill.
  * Also printed: the time of one {@code new long[n]} at the lineage map's final capacity (what one growth
- * step allocated before the maps were chunked) and of one {@code long} chunk as the maps allocate it now.
+ * step allocates; the maps have it allocated ahead on the common pool).
  */
 public final class MapGrowthPauseMeasurement {
   static final int LOG_MAX = 24;
   static final int N = 1 << LOG_MAX;
   static final int[] CHECKPOINTS = {1 << 20, 1 << 22, 1 << 24};
-  /** Slots per chunk of the maps' storage ({@code GrowingTable.CHUNK_SHIFT} = 15). */
-  static final int CHUNK_SLOTS = 1 << 15;
 
   private MapGrowthPauseMeasurement() {}
 
@@ -67,15 +65,6 @@ public final class MapGrowthPauseMeasurement {
       System.out.printf(Locale.ROOT, "new long[%d] (%d MiB): %.3f ms%n", big.length, (big.length * 8L) >> 20,
           (t1 - t0) / 1e6);
     }
-    long[][] chunks = new long[64][];
-    long t0 = System.nanoTime();
-    for (int i = 0; i < chunks.length; i++) {
-      chunks[i] = new long[CHUNK_SLOTS];
-    }
-    long t1 = System.nanoTime();
-    System.out.printf(Locale.ROOT, "new long[%d] (one map chunk, %d KiB): %.1f µs each (%d in a row)%n",
-        CHUNK_SLOTS, CHUNK_SLOTS * 8 >> 10,
-        (t1 - t0) / 1e3 / chunks.length, chunks.length);
   }
 
   private static void check(int size, String name) {

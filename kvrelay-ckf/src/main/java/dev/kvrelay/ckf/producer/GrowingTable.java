@@ -1,19 +1,27 @@
 package dev.kvrelay.ckf.producer;
 
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.jspecify.annotations.Nullable;
+
 /**
- * Not thread-safe: confined to its map's thread (the pool actor). The growth bookkeeping {@link LongLongMap}
- * and {@link OwnersMap} share: chunked slot addressing, allocation of the next table's chunks ahead of the
- * load limit, the incremental migration cursor and budget, and the eager rehash below
- * {@link #INCREMENTAL_FROM}. A subclass owns the arrays and implements the per-slot hooks.
+ * Not thread-safe: confined to its map's thread (the pool actor), except {@link #newTable(int)}, which runs
+ * on the common {@link java.util.concurrent.ForkJoinPool} and reads no state. The growth bookkeeping
+ * {@link LongLongMap} and {@link OwnersMap} share: the next table allocated ahead of the load limit off the
+ * map's thread, the incremental migration cursor and budget, and the eager rehash below
+ * {@link #INCREMENTAL_FROM}. A subclass owns the arrays (a table is a {@code T}) and implements the
+ * per-slot hooks.
  *
- * <p>Slots live in chunks of {@code 2^chunkShift} slots (slot {@code s} is element {@code s & chunkMask} of
- * chunk {@code s >>> chunkShift}; the last chunk holds the remainder), so no call allocates one array of
- * the whole table: once the size is within {@link #aheadWindow()} insertions of the load limit, every
- * insertion allocates one chunk of the next table, and by the limit all of them exist. Crossing the limit
- * then only swaps references, and every later insertion or removal moves at most {@code migrationBudget}
- * old slots (a move or a skipped empty slot each count one) into the new table.
+ * <p>Once the size is within {@code capacity / 32} insertions of the load limit, one insertion asks the
+ * common pool for the next table's arrays ({@link CompletableFuture#supplyAsync}); the JVM zeroes them
+ * there. The insertion that crosses the limit takes them if they are ready (else allocates them itself,
+ * the pause this avoids), keeps the entries in the old table, and every later insertion or removal moves at
+ * most {@code migrationBudget} old slots (a move or a skipped empty slot each count one) into the new
+ * table. When and to what capacity the map grows never depends on the other thread, so the slot layout
+ * (and with it the producer's iteration order and output) is the same either way.
  */
-abstract class GrowingTable {
+abstract class GrowingTable<T> {
   /** Old-table slots one insertion or removal moves at most while migrating. */
   static final int MIGRATION_BUDGET = 128;
   /**
@@ -21,58 +29,42 @@ abstract class GrowingTable {
    * 1 ms) keeps the layout, and so the iteration order and the producer's output, of the eager scheme.
    */
   static final int INCREMENTAL_FROM = 1 << 14;
-  /** Slots per chunk, log2: 32 Ki slots, a 256 KiB {@code long[]}, so an insertion allocates ≤ 0.5 MiB. */
-  static final int CHUNK_SHIFT = 15;
 
   final int migrationBudget;
   final int incrementalFrom;
-  final int chunkShift;
-  final int chunkMask;
 
   /** Slots in the (new) table. */
   int capacity;
   int maxFill;
   /** Entries in the (new) table's arrays. */
   int arraySize;
-  /** The size at which an insertion leaves the fast path: the load limit minus the allocation-ahead window. */
+  /** The size at which an insertion leaves the fast path: the load limit minus the allocation-ahead lead. */
   int slowFrom;
   /** Slots of the old table while migrating, else 0. */
   int oldCapacity;
   int oldSize;
   int cursor;
-  /** Chunks of the next table allocated so far. */
-  int nextChunks;
   /** Old-table slots the last migrating call moved or skipped (for tests of the per-call bound). */
   int lastMigrationWork;
+  /** Whether the next table is allocated ahead (tests turn it off to compare the layouts). */
+  boolean allocateAhead = true;
+  /** The next table, being allocated ahead on the common pool, or null. */
+  private @Nullable CompletableFuture<T> ahead;
+  private int aheadCapacity;
 
   /**
    * Moves at most {@code migrationBudget} old slots per mutating call once the capacity is at least
-   * {@code incrementalFrom} (smaller tables grow by one full rehash); tests use small values of all three.
-   * A growth step leaves room for ~0.225·C insertions before the next and a migration costs ≤ 1.9·C units,
-   * so a budget ≥ 9 always finishes in time; with a smaller one, an insertion that reaches the next load
-   * limit mid-migration finishes it in that call.
+   * {@code incrementalFrom} (smaller tables grow by one full rehash); tests use small values of both. A
+   * growth step leaves room for ~0.225·C insertions before the next and a migration costs ≤ 1.9·C units, so
+   * a budget ≥ 9 always finishes in time; with a smaller one, an insertion that reaches the next load limit
+   * mid-migration finishes it in that call.
    */
-  GrowingTable(int migrationBudget, int incrementalFrom, int chunkShift) {
+  GrowingTable(int migrationBudget, int incrementalFrom) {
     if (migrationBudget < 1) {
       throw new IllegalArgumentException("migration budget must be positive: " + migrationBudget);
     }
-    if (chunkShift < 3 || chunkShift > 24) {
-      throw new IllegalArgumentException("chunk shift out of [3, 24]: " + chunkShift);
-    }
     this.migrationBudget = migrationBudget;
     this.incrementalFrom = incrementalFrom;
-    this.chunkShift = chunkShift;
-    this.chunkMask = (1 << chunkShift) - 1;
-  }
-
-  /** Chunks of a table of {@code cap} slots. */
-  final int chunkCount(int cap) {
-    return ((cap - 1) >>> chunkShift) + 1;
-  }
-
-  /** Slots in chunk {@code c} of a table of {@code cap} slots. */
-  final int chunkLength(int cap, int c) {
-    return Math.min(1 << chunkShift, cap - (c << chunkShift));
   }
 
   /** Sets the bookkeeping of a fresh, empty (new) table of {@code cap} slots. */
@@ -80,13 +72,7 @@ abstract class GrowingTable {
     capacity = cap;
     maxFill = HashMix.maxFill(cap);
     arraySize = 0;
-    nextChunks = 0;
-    slowFrom = cap < incrementalFrom ? maxFill : Math.max(0, maxFill - aheadWindow());
-  }
-
-  /** Insertions before the load limit at which allocation ahead starts: one per chunk of the next table. */
-  final int aheadWindow() {
-    return chunkCount(HashMix.grownCapacity(capacity));
+    slowFrom = cap < incrementalFrom ? maxFill : Math.max(0, maxFill - Math.max(1, cap >>> 5));
   }
 
   /** True while entries remain in the old table. */
@@ -95,19 +81,16 @@ abstract class GrowingTable {
   }
 
   /**
-   * Before an insertion whose size reached {@link #slowFrom}: allocates one chunk of the next table ahead,
-   * or at the load limit finishes any migration left and grows (eagerly below {@code incrementalFrom}).
+   * Before an insertion whose size reached {@link #slowFrom}: asks for the next table ahead, or at the load
+   * limit finishes any migration left and grows (eagerly below {@code incrementalFrom}).
    */
   final void slowInsert() {
     int n = arraySize + oldSize;
     int cap = HashMix.grownCapacity(capacity);
     if (n < maxFill) {
-      if (nextChunks < chunkCount(cap)) {
-        if (nextChunks == 0) {
-          createNext(cap);
-        }
-        allocateNextChunk(nextChunks, chunkLength(cap, nextChunks));
-        nextChunks++;
+      if (ahead == null && allocateAhead) {
+        aheadCapacity = cap;
+        ahead = CompletableFuture.supplyAsync(() -> newTable(cap));
       }
       return;
     }
@@ -120,20 +103,46 @@ abstract class GrowingTable {
       rehash(cap);
       return;
     }
-    if (nextChunks == 0) {
-      createNext(cap);
-    }
-    for (int c = nextChunks, count = chunkCount(cap); c < count; c++) {
-      allocateNextChunk(c, chunkLength(cap, c));
-    }
+    T next = takeAhead(cap);
     oldCapacity = capacity;
     oldSize = arraySize;
     cursor = 0;
-    installNext();
+    install(next);
     resetTo(cap);
     if (oldSize == 0) {
       endMigration();
     }
+  }
+
+  /** The table allocated ahead if it is ready, else one allocated now. */
+  private T takeAhead(int cap) {
+    CompletableFuture<T> f = ahead;
+    ahead = null;
+    if (f != null && aheadCapacity == cap) {
+      try {
+        T t = f.getNow(null);
+        if (t != null) {
+          return t;
+        }
+      } catch (CompletionException | CancellationException e) {
+        // the allocation failed on the pool (say, out of memory): try it here, where a failure propagates
+      }
+      f.cancel(false);
+    }
+    return newTable(cap);
+  }
+
+  /** Waits until the table being allocated ahead, if any, is ready (for tests of the hand-over). */
+  final void awaitAhead() {
+    CompletableFuture<T> f = ahead;
+    if (f != null) {
+      f.join();
+    }
+  }
+
+  /** Heap bytes of the table requested ahead (counted from the request on), or 0. */
+  final long aheadBytes() {
+    return ahead == null ? 0 : tableBytes(aheadCapacity);
   }
 
   /**
@@ -168,8 +177,8 @@ abstract class GrowingTable {
     dropOld();
   }
 
-  /** Copies this bookkeeping into {@code c} (a deep copy's counters; the next table's chunks are not kept). */
-  final void copyBookkeepingTo(GrowingTable c) {
+  /** Copies this bookkeeping into {@code c} (a deep copy's counters; a table requested ahead is not kept). */
+  final void copyBookkeepingTo(GrowingTable<T> c) {
     c.capacity = capacity;
     c.maxFill = maxFill;
     c.arraySize = arraySize;
@@ -177,17 +186,16 @@ abstract class GrowingTable {
     c.oldCapacity = oldCapacity;
     c.oldSize = oldSize;
     c.cursor = cursor;
-    c.nextChunks = 0;
   }
 
-  /** Creates the (chunkless) next table of {@code cap} slots. */
-  abstract void createNext(int cap);
+  /** A new, empty table of {@code cap} slots; runs on the common pool too, so it must read no state. */
+  abstract T newTable(int cap);
 
-  /** Allocates chunk {@code c} ({@code length} slots) of the next table. */
-  abstract void allocateNextChunk(int c, int length);
+  /** Heap bytes of a table of {@code cap} slots. */
+  abstract long tableBytes(int cap);
 
-  /** The current table becomes the old one and the (fully allocated) next table the current one. */
-  abstract void installNext();
+  /** The current table becomes the old one and {@code next} the current one. */
+  abstract void install(T next);
 
   /** Moves the old table's entry at {@code slot} into the new table if there is one; returns whether. */
   abstract boolean moveOld(int slot);

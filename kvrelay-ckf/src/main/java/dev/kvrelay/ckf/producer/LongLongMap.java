@@ -5,54 +5,42 @@ package dev.kvrelay.ckf.producer;
  * linear probing over an arbitrary (not power-of-two) capacity, ≤ 90 % load, 25 % growth,
  * tombstone-free backward-shift deletion. Key 0 is kept outside the arrays.
  *
- * <p>The slots are stored in fixed-size chunks and growth is incremental ({@link GrowingTable}): the next
- * table's chunks are allocated one per insertion just before the load limit, crossing it swaps tables and
- * leaves the entries in the old one, and every later insertion or removal first moves at most
- * {@link #MIGRATION_BUDGET} old slots into the new table. Until the old table is empty, a lookup that
- * misses the new table probes the old one; insertions go to the new table only. Both tables stay valid
- * Robin Hood tables throughout (a moved entry leaves the old one by backward shift). Lookups neither
- * allocate nor lock.
+ * <p>Growth is incremental ({@link GrowingTable}): the bigger table is allocated ahead on the common pool
+ * shortly before the load limit, crossing it swaps tables and leaves the entries in the old one, and every
+ * later insertion or removal first moves at most {@link #MIGRATION_BUDGET} old slots into the new table.
+ * Until the old table is empty, a lookup that misses the new table probes the old one; insertions go to
+ * the new table only. Both tables stay valid Robin Hood tables throughout (a moved entry leaves the old one
+ * by backward shift). Lookups neither allocate nor lock.
  *
  * <p>Entries are addressed by <em>index</em>: {@code 0 ≤ index < capacity()} for new-table slots,
  * {@code capacity()} for key 0 and {@code capacity() + 1 + slot} for an old-table slot while migrating;
  * every index below {@link #indexLimit()} may be read. An index is valid until the next insertion or
  * removal.
  */
-final class LongLongMap extends GrowingTable {
+final class LongLongMap extends GrowingTable<long[][]> {
   static final int MISSING = -1;
 
-  private long[][] keys;
-  private long[][] values;
+  private long[] keys;
+  private long[] values;
   private boolean hasZeroKey;
   private long zeroValue;
   /** The table being drained (empty when not migrating). */
-  private long[][] oldKeys = NONE;
-  private long[][] oldValues = NONE;
-  /** The next table, its chunks allocated ahead (empty when none). */
-  private long[][] nextKeys = NONE;
-  private long[][] nextValues = NONE;
+  private long[] oldKeys = EMPTY;
+  private long[] oldValues = EMPTY;
 
-  private static final long[][] NONE = new long[0][];
+  private static final long[] EMPTY = new long[0];
 
   LongLongMap(int initialCapacity) {
-    this(initialCapacity, MIGRATION_BUDGET, INCREMENTAL_FROM, CHUNK_SHIFT);
+    this(initialCapacity, MIGRATION_BUDGET, INCREMENTAL_FROM);
   }
 
-  /** As {@link GrowingTable#GrowingTable}; tests use small values of all three. */
-  LongLongMap(int initialCapacity, int migrationBudget, int incrementalFrom, int chunkShift) {
-    super(migrationBudget, incrementalFrom, chunkShift);
+  /** As {@link GrowingTable#GrowingTable}; tests use small values of both. */
+  LongLongMap(int initialCapacity, int migrationBudget, int incrementalFrom) {
+    super(migrationBudget, incrementalFrom);
     int cap = Math.max(8, initialCapacity);
-    keys = chunks(cap);
-    values = chunks(cap);
+    keys = new long[cap];
+    values = new long[cap];
     resetTo(cap);
-  }
-
-  private long[][] chunks(int cap) {
-    long[][] a = new long[chunkCount(cap)][];
-    for (int c = 0; c < a.length; c++) {
-      a[c] = new long[chunkLength(cap, c)];
-    }
-    return a;
   }
 
   int size() {
@@ -74,18 +62,18 @@ final class LongLongMap extends GrowingTable {
     if (key == 0) {
       return hasZeroKey ? capacity : MISSING;
     }
-    int i = find(keys, capacity, key, chunkShift, chunkMask);
+    int i = find(keys, capacity, key);
     if (i != MISSING || oldCapacity == 0) {
       return i;
     }
-    int j = find(oldKeys, oldCapacity, key, chunkShift, chunkMask);
+    int j = find(oldKeys, oldCapacity, key);
     return j == MISSING ? MISSING : capacity + 1 + j;
   }
 
-  private static int find(long[][] k, int cap, long key, int shift, int mask) {
+  private static int find(long[] k, int cap, long key) {
     int i = HashMix.home(key, cap);
     for (int d = 0; ; d++) {
-      long cur = k[i >>> shift][i & mask];
+      long cur = k[i];
       if (cur == key) {
         return i;
       }
@@ -105,15 +93,12 @@ final class LongLongMap extends GrowingTable {
    */
   long touch(long key) {
     int i = HashMix.home(key, capacity);
-    int c = i >>> chunkShift;
-    int o = i & chunkMask;
-    return keys[c][o] ^ values[c][o];
+    return keys[i] ^ values[i];
   }
 
   /** As {@link #touch(long)}, reading only the key slot (for a lookup that is expected to miss). */
   long touchKey(long key) {
-    int i = HashMix.home(key, capacity);
-    return keys[i >>> chunkShift][i & chunkMask];
+    return keys[HashMix.home(key, capacity)];
   }
 
   /** True if {@code index} (below {@link #indexLimit()}) holds an entry. */
@@ -123,23 +108,24 @@ final class LongLongMap extends GrowingTable {
 
   long keyAt(int index) {
     if (index < capacity) {
-      return keys[index >>> chunkShift][index & chunkMask];
+      return keys[index];
     }
-    return index == capacity ? 0L : oldAt(oldKeys, index - capacity - 1);
+    return index == capacity ? 0L : oldKeys[oldSlot(index)];
   }
 
   long valueAt(int index) {
     if (index < capacity) {
-      return values[index >>> chunkShift][index & chunkMask];
+      return values[index];
     }
-    return index == capacity ? zeroValue : oldAt(oldValues, index - capacity - 1);
+    return index == capacity ? zeroValue : oldValues[oldSlot(index)];
   }
 
-  private long oldAt(long[][] a, int slot) {
+  private int oldSlot(int index) {
+    int slot = index - capacity - 1;
     if (slot >= oldCapacity) {
       throw new IllegalStateException("no old-table slot " + slot + " of " + oldCapacity);
     }
-    return a[slot >>> chunkShift][slot & chunkMask];
+    return slot;
   }
 
   /** Inserts {@code key}, which must be absent. */
@@ -155,28 +141,25 @@ final class LongLongMap extends GrowingTable {
     if (arraySize + oldSize >= slowFrom) {
       slowInsert();
     }
-    place(keys, values, capacity, key, value, chunkShift, chunkMask);
+    place(keys, values, capacity, key, value);
     arraySize++;
   }
 
-  private static void place(long[][] k, long[][] v, int cap, long key, long value, int shift, int mask) {
+  private static void place(long[] k, long[] v, int cap, long key, long value) {
     int i = HashMix.home(key, cap);
     int d = 0;
     while (true) {
-      long[] kc = k[i >>> shift];
-      int o = i & mask;
-      long cur = kc[o];
+      long cur = k[i];
       if (cur == 0) {
-        kc[o] = key;
-        v[i >>> shift][o] = value;
+        k[i] = key;
+        v[i] = value;
         return;
       }
       int curDistance = distance(i, cur, cap);
       if (curDistance < d) {
-        long[] vc = v[i >>> shift];
-        long curValue = vc[o];
-        kc[o] = key;
-        vc[o] = value;
+        long curValue = v[i];
+        k[i] = key;
+        v[i] = value;
         key = cur;
         value = curValue;
         d = curDistance;
@@ -196,14 +179,10 @@ final class LongLongMap extends GrowingTable {
       return;
     }
     if (index < capacity) {
-      shiftOut(keys, values, capacity, index, chunkShift, chunkMask);
+      shiftOut(keys, values, capacity, index);
       arraySize--;
     } else {
-      int slot = index - capacity - 1;
-      if (slot >= oldCapacity) {
-        throw new IllegalStateException("no old-table slot " + slot + " of " + oldCapacity);
-      }
-      shiftOut(oldKeys, oldValues, oldCapacity, slot, chunkShift, chunkMask);
+      shiftOut(oldKeys, oldValues, oldCapacity, oldSlot(index));
       oldSize--;
     }
     if (oldCapacity != 0) {
@@ -212,20 +191,20 @@ final class LongLongMap extends GrowingTable {
   }
 
   /** Backward-shift deletion of slot {@code hole}. */
-  private static void shiftOut(long[][] k, long[][] v, int cap, int hole, int shift, int mask) {
+  private static void shiftOut(long[] k, long[] v, int cap, int hole) {
     int next = hole + 1 == cap ? 0 : hole + 1;
     while (true) {
-      long cur = k[next >>> shift][next & mask];
+      long cur = k[next];
       if (cur == 0 || distance(next, cur, cap) == 0) {
         break;
       }
-      k[hole >>> shift][hole & mask] = cur;
-      v[hole >>> shift][hole & mask] = v[next >>> shift][next & mask];
+      k[hole] = cur;
+      v[hole] = v[next];
       hole = next;
       next = next + 1 == cap ? 0 : next + 1;
     }
-    k[hole >>> shift][hole & mask] = 0;
-    v[hole >>> shift][hole & mask] = 0;
+    k[hole] = 0;
+    v[hole] = 0;
   }
 
   /** Removes {@code key} if present; returns whether it was. */
@@ -238,45 +217,26 @@ final class LongLongMap extends GrowingTable {
     return true;
   }
 
-  /** A deep copy (without the next table's chunks allocated ahead; the copy allocates its own). */
+  /** A deep copy (without a table requested ahead; the copy requests its own). */
   LongLongMap copy() {
-    LongLongMap c = new LongLongMap(8, migrationBudget, incrementalFrom, chunkShift);
+    LongLongMap c = new LongLongMap(8, migrationBudget, incrementalFrom);
     copyBookkeepingTo(c);
-    c.keys = deepCopy(keys);
-    c.values = deepCopy(values);
+    c.keys = keys.clone();
+    c.values = values.clone();
     c.hasZeroKey = hasZeroKey;
     c.zeroValue = zeroValue;
-    c.oldKeys = deepCopy(oldKeys);
-    c.oldValues = deepCopy(oldValues);
-    return c;
-  }
-
-  private static long[][] deepCopy(long[][] a) {
-    long[][] c = new long[a.length][];
-    for (int i = 0; i < a.length; i++) {
-      c[i] = a[i].clone();
-    }
+    c.oldKeys = oldKeys.clone();
+    c.oldValues = oldValues.clone();
     return c;
   }
 
   /**
-   * Heap bytes of the backing arrays (both tables while migrating, and the next table's chunks allocated
-   * ahead) plus a fixed object overhead.
+   * Heap bytes of the backing arrays (both tables while migrating, and a table requested ahead) plus a
+   * fixed object overhead.
    */
   long footprintBytes() {
-    return 64 + bytes(keys) + bytes(values) + bytes(oldKeys) + bytes(oldValues) + bytes(nextKeys)
-        + bytes(nextValues);
-  }
-
-  private static long bytes(long[][] a) {
-    if (a.length == 0) {
-      return 0;
-    }
-    long b = HashMix.arrayBytes(a.length, 4);
-    for (long[] chunk : a) {
-      b += chunk == null ? 0 : HashMix.arrayBytes(chunk.length, 8);
-    }
-    return b;
+    long old = oldCapacity == 0 ? 0 : tableBytes(oldCapacity);
+    return 48 + HashMix.arrayBytes(keys.length, 8) + HashMix.arrayBytes(values.length, 8) + old + aheadBytes();
   }
 
   private static int distance(int slot, long key, int cap) {
@@ -285,57 +245,51 @@ final class LongLongMap extends GrowingTable {
   }
 
   @Override
-  void createNext(int cap) {
-    nextKeys = new long[chunkCount(cap)][];
-    nextValues = new long[chunkCount(cap)][];
+  long[][] newTable(int cap) {
+    return new long[][] {new long[cap], new long[cap]};
   }
 
   @Override
-  void allocateNextChunk(int c, int length) {
-    nextKeys[c] = new long[length];
-    nextValues[c] = new long[length];
+  long tableBytes(int cap) {
+    return 2 * HashMix.arrayBytes(cap, 8);
   }
 
   @Override
-  void installNext() {
+  void install(long[][] next) {
     oldKeys = keys;
     oldValues = values;
-    keys = nextKeys;
-    values = nextValues;
-    nextKeys = NONE;
-    nextValues = NONE;
+    keys = next[0];
+    values = next[1];
   }
 
   @Override
   boolean moveOld(int slot) {
-    long[][] ok = oldKeys;
-    long key = ok[slot >>> chunkShift][slot & chunkMask];
+    long[] ok = oldKeys;
+    long key = ok[slot];
     if (key == 0) {
       return false;
     }
-    place(keys, values, capacity, key, oldValues[slot >>> chunkShift][slot & chunkMask], chunkShift, chunkMask);
-    shiftOut(ok, oldValues, oldCapacity, slot, chunkShift, chunkMask);
+    place(keys, values, capacity, key, oldValues[slot]);
+    shiftOut(ok, oldValues, oldCapacity, slot);
     return true;
   }
 
   @Override
   void dropOld() {
-    oldKeys = NONE;
-    oldValues = NONE;
+    oldKeys = EMPTY;
+    oldValues = EMPTY;
   }
 
   @Override
   void rehash(int cap) {
-    long[][] ok = keys;
-    long[][] ov = values;
-    int oldCap = capacity;
-    keys = chunks(cap);
-    values = chunks(cap);
+    long[] ok = keys;
+    long[] ov = values;
+    keys = new long[cap];
+    values = new long[cap];
     resetTo(cap);
-    for (int i = 0; i < oldCap; i++) {
-      long key = ok[i >>> chunkShift][i & chunkMask];
-      if (key != 0) {
-        place(keys, values, cap, key, ov[i >>> chunkShift][i & chunkMask], chunkShift, chunkMask);
+    for (int i = 0; i < ok.length; i++) {
+      if (ok[i] != 0) {
+        place(keys, values, cap, ok[i], ov[i]);
         arraySize++;
       }
     }

@@ -5,93 +5,49 @@ import org.jspecify.annotations.Nullable;
 /**
  * Not thread-safe: confined to the pool actor. Canonical hash → {owners: u32, resident: bool}: a Robin
  * Hood open-addressing map like {@link LongLongMap} (arbitrary capacity, ≤ 90 % load, 25 % growth,
- * backward-shift deletion, chunked slots and incremental growth through {@link GrowingTable} with the same
- * index layout, allocation ahead and per-call migration bound), storing the owner count in an {@code int}
- * chunk (read as unsigned) and the resident flags in a parallel bitset chunk: 12⅛ bytes per slot. Canonical
- * hash 0 is kept outside the arrays. Lookups neither allocate nor lock.
+ * backward-shift deletion, incremental growth through {@link GrowingTable} with the same index layout,
+ * allocation ahead and per-call migration bound), storing the owner count in an {@code int[]} (read as
+ * unsigned) and the resident flags in a parallel bitset: 12⅛ bytes per slot. Canonical hash 0 is kept
+ * outside the arrays. Lookups neither allocate nor lock.
  *
  * <p>Entries are addressed by index as in {@link LongLongMap}; index {@code capacity()} is hash 0 and
  * {@code capacity() + 1 + slot} an old-table slot while migrating.
  */
-final class OwnersMap extends GrowingTable {
+final class OwnersMap extends GrowingTable<OwnersMap.Table> {
   static final int MISSING = -1;
   /** The largest owner count ({@code u32::MAX}). */
   static final long MAX_OWNERS = 0xFFFF_FFFFL;
 
-  /**
-   * Not thread-safe: confined to its map's thread. One table's chunked key, owner-count and resident-bit
-   * arrays (chunk {@code c} of each covers slots {@code [c << shift, (c + 1) << shift)}).
-   */
-  private static final class Table {
-    final long[][] keys;
-    final int[][] owners;
-    final long[][] bits;
+  /** Not thread-safe: confined to its map's thread. One table's key, owner-count and resident-bit arrays. */
+  static final class Table {
+    final long[] keys;
+    final int[] owners;
+    final long[] bits;
     final int cap;
-    final int shift;
-    final int mask;
 
-    /** A table of {@code cap} slots whose chunks are allocated later ({@link #allocateChunk}). */
-    Table(int cap, int shift) {
-      int chunks = ((cap - 1) >>> shift) + 1;
-      this.keys = new long[chunks][];
-      this.owners = new int[chunks][];
-      this.bits = new long[chunks][];
+    Table(int cap) {
+      this.keys = new long[cap];
+      this.owners = new int[cap];
+      this.bits = new long[(cap + 63) >>> 6];
       this.cap = cap;
-      this.shift = shift;
-      this.mask = (1 << shift) - 1;
     }
 
     Table(Table t) {
-      this.keys = new long[t.keys.length][];
-      this.owners = new int[t.keys.length][];
-      this.bits = new long[t.keys.length][];
-      for (int c = 0; c < keys.length; c++) {
-        keys[c] = t.keys[c].clone();
-        owners[c] = t.owners[c].clone();
-        bits[c] = t.bits[c].clone();
-      }
+      this.keys = t.keys.clone();
+      this.owners = t.owners.clone();
+      this.bits = t.bits.clone();
       this.cap = t.cap;
-      this.shift = t.shift;
-      this.mask = t.mask;
-    }
-
-    static Table allocated(int cap, int shift) {
-      Table t = new Table(cap, shift);
-      for (int c = 0; c < t.keys.length; c++) {
-        t.allocateChunk(c, Math.min(1 << shift, cap - (c << shift)));
-      }
-      return t;
-    }
-
-    void allocateChunk(int c, int length) {
-      keys[c] = new long[length];
-      owners[c] = new int[length];
-      bits[c] = new long[(length + 63) >>> 6];
-    }
-
-    long key(int i) {
-      return keys[i >>> shift][i & mask];
-    }
-
-    int ownerCount(int i) {
-      return owners[i >>> shift][i & mask];
-    }
-
-    void setOwnerCount(int i, int count) {
-      owners[i >>> shift][i & mask] = count;
     }
 
     boolean bit(int i) {
-      return (bits[i >>> shift][(i & mask) >>> 6] & (1L << i)) != 0;
+      return (bits[i >>> 6] & (1L << i)) != 0;
     }
 
     void setBit(int i, boolean value) {
-      long[] b = bits[i >>> shift];
-      int w = (i & mask) >>> 6;
       if (value) {
-        b[w] |= 1L << i;
+        bits[i >>> 6] |= 1L << i;
       } else {
-        b[w] &= ~(1L << i);
+        bits[i >>> 6] &= ~(1L << i);
       }
     }
 
@@ -101,10 +57,10 @@ final class OwnersMap extends GrowingTable {
     }
 
     int find(long key) {
-      long[][] k = keys;
+      long[] k = keys;
       int i = HashMix.home(key, cap);
       for (int d = 0; ; d++) {
-        long cur = k[i >>> shift][i & mask];
+        long cur = k[i];
         if (cur == key) {
           return i;
         }
@@ -119,18 +75,16 @@ final class OwnersMap extends GrowingTable {
 
     /** Places an absent key; returns the slot the given key landed in. */
     int place(long key, int ownerCount, boolean resident) {
-      long[][] k = keys;
-      int[][] o = owners;
+      long[] k = keys;
+      int[] o = owners;
       int i = HashMix.home(key, cap);
       int d = 0;
       int landed = -1;
       while (true) {
-        long[] kc = k[i >>> shift];
-        int at = i & mask;
-        long cur = kc[at];
+        long cur = k[i];
         if (cur == 0) {
-          kc[at] = key;
-          o[i >>> shift][at] = ownerCount;
+          k[i] = key;
+          o[i] = ownerCount;
           setBit(i, resident);
           return landed < 0 ? i : landed;
         }
@@ -139,11 +93,10 @@ final class OwnersMap extends GrowingTable {
           if (landed < 0) {
             landed = i;
           }
-          int[] oc = o[i >>> shift];
-          int curOwners = oc[at];
+          int curOwners = o[i];
           boolean curResident = bit(i);
-          kc[at] = key;
-          oc[at] = ownerCount;
+          k[i] = key;
+          o[i] = ownerCount;
           setBit(i, resident);
           key = cur;
           ownerCount = curOwners;
@@ -159,32 +112,27 @@ final class OwnersMap extends GrowingTable {
 
     /** Backward-shift deletion of slot {@code hole}. */
     void shiftOut(int hole) {
+      long[] k = keys;
+      int[] o = owners;
       int next = hole + 1 == cap ? 0 : hole + 1;
       while (true) {
-        long cur = key(next);
+        long cur = k[next];
         if (cur == 0 || distance(next, cur) == 0) {
           break;
         }
-        keys[hole >>> shift][hole & mask] = cur;
-        setOwnerCount(hole, ownerCount(next));
+        k[hole] = cur;
+        o[hole] = o[next];
         setBit(hole, bit(next));
         hole = next;
         next = next + 1 == cap ? 0 : next + 1;
       }
-      keys[hole >>> shift][hole & mask] = 0;
-      setOwnerCount(hole, 0);
+      k[hole] = 0;
+      o[hole] = 0;
       setBit(hole, false);
     }
 
-    long bytes() {
-      long b = 3 * HashMix.arrayBytes(keys.length, 4);
-      for (int c = 0; c < keys.length; c++) {
-        if (keys[c] != null) {
-          b += HashMix.arrayBytes(keys[c].length, 8) + HashMix.arrayBytes(owners[c].length, 4)
-              + HashMix.arrayBytes(bits[c].length, 8);
-        }
-      }
-      return b;
+    static long bytes(int cap) {
+      return HashMix.arrayBytes(cap, 8) + HashMix.arrayBytes(cap, 4) + HashMix.arrayBytes((cap + 63) >>> 6, 8);
     }
   }
 
@@ -194,18 +142,16 @@ final class OwnersMap extends GrowingTable {
   private boolean zeroResident;
   /** The table being drained, or null when not migrating. */
   private @Nullable Table old;
-  /** The next table, its chunks allocated ahead, or null. */
-  private @Nullable Table next;
 
   OwnersMap(int initialCapacity) {
-    this(initialCapacity, MIGRATION_BUDGET, INCREMENTAL_FROM, CHUNK_SHIFT);
+    this(initialCapacity, MIGRATION_BUDGET, INCREMENTAL_FROM);
   }
 
-  /** As {@link GrowingTable#GrowingTable}; tests use small values of all three. */
-  OwnersMap(int initialCapacity, int migrationBudget, int incrementalFrom, int chunkShift) {
-    super(migrationBudget, incrementalFrom, chunkShift);
+  /** As {@link GrowingTable#GrowingTable}; tests use small values of both. */
+  OwnersMap(int initialCapacity, int migrationBudget, int incrementalFrom) {
+    super(migrationBudget, incrementalFrom);
     int cap = Math.max(8, initialCapacity);
-    table = Table.allocated(cap, chunkShift);
+    table = new Table(cap);
     resetTo(cap);
   }
 
@@ -262,40 +208,41 @@ final class OwnersMap extends GrowingTable {
   long touch(long key) {
     Table t = table;
     int i = HashMix.home(key, capacity);
-    int c = i >>> chunkShift;
-    int at = i & chunkMask;
-    return t.keys[c][at] ^ t.owners[c][at] ^ t.bits[c][at >>> 6];
+    return t.keys[i] ^ t.owners[i] ^ t.bits[i >>> 6];
   }
 
   boolean isOccupied(int index) {
-    return index == capacity ? hasZeroKey : keyAt(index) != 0;
+    if (index < capacity) {
+      return table.keys[index] != 0;
+    }
+    return index == capacity ? hasZeroKey : old().keys[index - capacity - 1] != 0;
   }
 
   long keyAt(int index) {
     if (index < capacity) {
-      return table.key(index);
+      return table.keys[index];
     }
-    return index == capacity ? 0L : old().key(index - capacity - 1);
+    return index == capacity ? 0L : old().keys[index - capacity - 1];
   }
 
   /** Owner count at {@code index}, unsigned. */
   long ownersAt(int index) {
     int raw;
     if (index < capacity) {
-      raw = table.ownerCount(index);
+      raw = table.owners[index];
     } else {
-      raw = index == capacity ? zeroOwners : old().ownerCount(index - capacity - 1);
+      raw = index == capacity ? zeroOwners : old().owners[index - capacity - 1];
     }
     return Integer.toUnsignedLong(raw);
   }
 
   void setOwnersAt(int index, long count) {
     if (index < capacity) {
-      table.setOwnerCount(index, (int) count);
+      table.owners[index] = (int) count;
     } else if (index == capacity) {
       zeroOwners = (int) count;
     } else {
-      old().setOwnerCount(index - capacity - 1, (int) count);
+      old().owners[index - capacity - 1] = (int) count;
     }
   }
 
@@ -357,16 +304,14 @@ final class OwnersMap extends GrowingTable {
     }
   }
 
-  /** Heap bytes of the arrays (old table while migrating, next table's chunks allocated ahead) + overhead. */
+  /** Heap bytes of the arrays (old table while migrating, a table requested ahead) plus an overhead. */
   long footprintBytes() {
-    Table o = old;
-    Table n = next;
-    return 64 + table.bytes() + (o == null ? 0 : o.bytes()) + (n == null ? 0 : n.bytes());
+    return 56 + Table.bytes(capacity) + (oldCapacity == 0 ? 0 : Table.bytes(oldCapacity)) + aheadBytes();
   }
 
-  /** A deep copy (for tests; without the next table's chunks allocated ahead). */
+  /** A deep copy (for tests; without a table requested ahead). */
   OwnersMap copy() {
-    OwnersMap c = new OwnersMap(8, migrationBudget, incrementalFrom, chunkShift);
+    OwnersMap c = new OwnersMap(8, migrationBudget, incrementalFrom);
     copyBookkeepingTo(c);
     c.table = new Table(table);
     c.hasZeroKey = hasZeroKey;
@@ -386,38 +331,29 @@ final class OwnersMap extends GrowingTable {
   }
 
   @Override
-  void createNext(int cap) {
-    next = new Table(cap, chunkShift);
+  Table newTable(int cap) {
+    return new Table(cap);
   }
 
   @Override
-  void allocateNextChunk(int c, int length) {
-    Table n = next;
-    if (n == null) {
-      throw new IllegalStateException("no next table");
-    }
-    n.allocateChunk(c, length);
+  long tableBytes(int cap) {
+    return Table.bytes(cap);
   }
 
   @Override
-  void installNext() {
-    Table n = next;
-    if (n == null) {
-      throw new IllegalStateException("no next table");
-    }
+  void install(Table next) {
     old = table;
-    table = n;
-    next = null;
+    table = next;
   }
 
   @Override
   boolean moveOld(int slot) {
     Table o = old();
-    long key = o.key(slot);
+    long key = o.keys[slot];
     if (key == 0) {
       return false;
     }
-    table.place(key, o.ownerCount(slot), o.bit(slot));
+    table.place(key, o.owners[slot], o.bit(slot));
     o.shiftOut(slot);
     return true;
   }
@@ -430,13 +366,12 @@ final class OwnersMap extends GrowingTable {
   @Override
   void rehash(int cap) {
     Table o = table;
-    Table t = Table.allocated(cap, chunkShift);
+    Table t = new Table(cap);
     int n = arraySize;
     resetTo(cap);
     for (int i = 0; i < o.cap; i++) {
-      long key = o.key(i);
-      if (key != 0) {
-        t.place(key, o.ownerCount(i), o.bit(i));
+      if (o.keys[i] != 0) {
+        t.place(o.keys[i], o.owners[i], o.bit(i));
       }
     }
     arraySize = n;

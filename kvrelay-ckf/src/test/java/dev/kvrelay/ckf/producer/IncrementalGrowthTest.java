@@ -28,7 +28,7 @@ class IncrementalGrowthTest {
     qt().withExamples(200)
         .forAll(lists().of(longs().all()).ofSizeBetween(1, 3000), longs().all(), integers().between(9, 16))
         .checkAssert((ops, multiplier, budget) -> {
-          LongLongMap map = new LongLongMap(8, budget, 0, GrowingTable.CHUNK_SHIFT);
+          LongLongMap map = new LongLongMap(8, budget, 0);
           Map<Long, Long> model = new HashMap<>();
           int migratingOps = 0;
           int step = 0;
@@ -87,7 +87,7 @@ class IncrementalGrowthTest {
     qt().withExamples(200)
         .forAll(lists().of(longs().all()).ofSizeBetween(1, 3000), longs().all(), integers().between(9, 16))
         .checkAssert((ops, multiplier, budget) -> {
-          OwnersMap map = new OwnersMap(8, budget, 0, GrowingTable.CHUNK_SHIFT);
+          OwnersMap map = new OwnersMap(8, budget, 0);
           Map<Long, long[]> model = new HashMap<>();
           int migratingOps = 0;
           for (long v : ops) {

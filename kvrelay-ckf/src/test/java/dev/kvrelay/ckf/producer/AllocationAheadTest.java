@@ -15,124 +15,108 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * The maps' chunked storage: with chunks of 8–64 slots (so probe chains, backward shifts, migrations and
- * the wrap-around cross chunk boundaries all the time) random insert/remove/lookup sequences across several
- * growths agree with {@link HashMap}, keys homed on a chunk's last slot included; iteration during a
- * migration sees each live entry exactly once; the slot layout is the one the same operations give with
- * the production chunk size (so chunking cannot change the producer's iteration order or output); and at
- * the production settings no insertion allocates more than one chunk of each array.
+ * The maps' next table allocated ahead on the common pool: random insert/remove/lookup sequences across
+ * several growths agree with {@link HashMap} and give the same slot layout (so the same iteration order and
+ * producer output) whether every growth takes a table allocated ahead or allocates its own; iteration
+ * during a migration sees each live entry exactly once; and once the table allocated ahead is ready, no
+ * insertion above {@link GrowingTable#INCREMENTAL_FROM} allocates more than a few hundred bytes on the
+ * map's thread.
  */
-class ChunkedGrowthTest {
+class AllocationAheadTest {
   /** Keys of a pool of 1024 (0 and sign-bit keys included), spread by an odd multiplier. */
   private static long key(long v, long multiplier) {
     return ((v >>> 3) & 1023) * (multiplier | 1);
   }
 
-  /** A key derived from {@code v} whose home in a table of {@code cap} slots is the last slot of a chunk. */
-  private static long boundaryKey(long v, int cap, int chunkMask) {
-    for (long j = 0; ; j++) {
-      long k = HashMix.mix(v + j * 0x9E37_79B9_7F4A_7C15L) | 1;
-      int home = HashMix.home(k, cap);
-      if ((home & chunkMask) == chunkMask || home == cap - 1) {
-        return k;
-      }
-    }
-  }
-
   @Test
-  void longLongMapWithSmallChunksMatchesHashMapAndTheProductionLayout() {
+  void longLongMapLayoutDoesNotDependOnTheTableAllocatedAhead() {
     qt().withExamples(150)
-        .forAll(lists().of(longs().all()).ofSizeBetween(1, 2500), longs().all(), integers().between(1, 16),
-            integers().between(3, 6))
-        .checkAssert((ops, multiplier, budget, shift) -> {
+        .forAll(lists().of(longs().all()).ofSizeBetween(1, 2500), longs().all(), integers().between(1, 16))
+        .checkAssert((ops, multiplier, budget) -> {
           int from = (int) (multiplier & 63);
-          LongLongMap map = new LongLongMap(8, budget, from, shift);
-          LongLongMap reference = new LongLongMap(8, budget, from, GrowingTable.CHUNK_SHIFT);
+          LongLongMap map = new LongLongMap(8, budget, from);
+          LongLongMap inline = new LongLongMap(8, budget, from);
+          inline.allocateAhead = false;
           Map<Long, Long> model = new HashMap<>();
           int step = 0;
           int migratingOps = 0;
           for (long v : ops) {
-            long key = (v & 15) == 15 ? boundaryKey(v, map.capacity(), (1 << shift) - 1) : key(v, multiplier);
+            long key = key(v, multiplier);
             switch ((int) (v & 7)) {
               case 0, 1, 2, 7 -> {
                 if (map.indexOf(key) == LongLongMap.MISSING) {
                   assertThat(model).doesNotContainKey(key);
                   map.insertAbsent(key, v);
-                  reference.insertAbsent(key, v);
+                  inline.insertAbsent(key, v);
                   model.put(key, v);
+                  map.awaitAhead();
                 }
               }
               case 3, 4 -> {
                 boolean present = model.remove(key) != null;
                 assertThat(map.remove(key)).isEqualTo(present);
-                assertThat(reference.remove(key)).isEqualTo(present);
+                assertThat(inline.remove(key)).isEqualTo(present);
               }
               default -> {
                 int i = map.indexOf(key);
-                Long expected = model.get(key);
-                assertThat(i == LongLongMap.MISSING ? null : map.valueAt(i)).isEqualTo(expected);
-                assertThat(i).isEqualTo(reference.indexOf(key));
+                assertThat(i == LongLongMap.MISSING ? null : map.valueAt(i)).isEqualTo(model.get(key));
+                assertThat(i).isEqualTo(inline.indexOf(key));
               }
             }
             assertThat(map.size()).isEqualTo(model.size());
             if (budget >= 9) {
               assertThat(map.lastMigrationWork).isLessThanOrEqualTo(budget);
             }
-            if (map.migrating()) {
-              migratingOps++;
-              if (migratingOps % 7 == 0) {
-                assertIteratesOnce(map, model);
-              }
+            if (map.migrating() && ++migratingOps % 7 == 0) {
+              assertIteratesOnce(map, model);
             }
             if (++step % 61 == 0) {
-              assertSameLayout(map, reference);
+              assertSameLayout(map, inline);
             }
           }
           assertIteratesOnce(map, model);
-          assertSameLayout(map, reference);
-          for (Map.Entry<Long, Long> e : model.entrySet()) {
-            assertThat(map.valueAt(map.indexOf(e.getKey()))).isEqualTo(e.getValue());
-          }
+          assertIteratesOnce(map.copy(), model);
+          assertSameLayout(map, inline);
           if (model.size() > 300) {
             assertThat(migratingOps).as("a migration was in progress").isPositive();
-            assertThat(map.capacity() >>> shift).as("the table spans several chunks").isGreaterThan(4);
           }
         });
   }
 
   @Test
-  void ownersMapWithSmallChunksMatchesHashMapAndTheProductionLayout() {
+  void ownersMapLayoutDoesNotDependOnTheTableAllocatedAhead() {
     qt().withExamples(150)
-        .forAll(lists().of(longs().all()).ofSizeBetween(1, 2500), longs().all(), integers().between(1, 16),
-            integers().between(3, 7))
-        .checkAssert((ops, multiplier, budget, shift) -> {
+        .forAll(lists().of(longs().all()).ofSizeBetween(1, 2500), longs().all(), integers().between(1, 16))
+        .checkAssert((ops, multiplier, budget) -> {
           int from = (int) (multiplier & 63);
-          OwnersMap map = new OwnersMap(8, budget, from, shift);
-          OwnersMap reference = new OwnersMap(8, budget, from, GrowingTable.CHUNK_SHIFT);
+          OwnersMap map = new OwnersMap(8, budget, from);
+          OwnersMap inline = new OwnersMap(8, budget, from);
+          inline.allocateAhead = false;
           Map<Long, long[]> model = new HashMap<>();
           int step = 0;
           for (long v : ops) {
-            long key = (v & 15) == 15 ? boundaryKey(v, map.capacity(), (1 << shift) - 1) : key(v, multiplier);
+            long key = key(v, multiplier);
             int i = map.indexOf(key);
             assertThat(i == OwnersMap.MISSING).isEqualTo(!model.containsKey(key));
-            assertThat(i).isEqualTo(reference.indexOf(key));
+            assertThat(i).isEqualTo(inline.indexOf(key));
             long owners = (v >>> 13) & 0xFFFF_FFFFL;
             boolean resident = ((v >>> 45) & 1) != 0;
             switch ((int) (v & 7)) {
               case 0, 1, 2, 7 -> {
                 if (i == OwnersMap.MISSING) {
                   int at = map.insertAbsent(key, owners, resident);
-                  assertThat(reference.insertAbsent(key, owners, resident)).isEqualTo(at);
+                  assertThat(inline.insertAbsent(key, owners, resident)).isEqualTo(at);
                   assertThat(map.keyAt(at)).isEqualTo(key);
                   model.put(key, new long[] {owners, resident ? 1 : 0});
+                  map.awaitAhead();
                 }
               }
               case 3 -> {
                 if (i != OwnersMap.MISSING) {
                   map.setOwnersAt(i, owners);
                   map.setResidentAt(i, resident);
-                  reference.setOwnersAt(i, owners);
-                  reference.setResidentAt(i, resident);
+                  inline.setOwnersAt(i, owners);
+                  inline.setResidentAt(i, resident);
                   model.put(key, new long[] {owners, resident ? 1 : 0});
                 }
               }
@@ -142,7 +126,7 @@ class ChunkedGrowthTest {
                   assertThat(map.ownersAt(i)).isEqualTo(m[0]);
                   assertThat(map.residentAt(i)).isEqualTo(m[1] == 1);
                   map.removeAt(i);
-                  reference.removeAt(i);
+                  inline.removeAt(i);
                 }
               }
               default -> {
@@ -153,22 +137,22 @@ class ChunkedGrowthTest {
             }
             assertThat(map.size()).isEqualTo(model.size());
             if (++step % 53 == 0) {
-              assertSameOwnersLayout(map, reference);
+              assertSameOwnersLayout(map, inline);
             }
           }
           assertOwnersIterateOnce(map, model);
           assertOwnersIterateOnce(map.copy(), model);
-          assertSameOwnersLayout(map, reference);
+          assertSameOwnersLayout(map, inline);
         });
   }
 
   /**
-   * At the production chunk size, budget and threshold, a fill to 2^18 entries never allocates more in one
-   * insertion than one chunk of each array plus the next table's chunk directories (the whole table would
-   * be ~5 MiB for the lineage map, ~4 MiB for the owner map at the end), and the entries survive.
+   * At the production budget and threshold, a fill to 2^18 entries that lets each table requested ahead
+   * become ready never allocates more than 1 KiB in one insertion once the capacity is at least
+   * INCREMENTAL_FROM (allocating the next table inline would be ≥ 320 KiB), and the entries survive.
    */
   @Test
-  void noInsertionAllocatesMoreThanAChunkOfEachArray() throws Exception {
+  void noInsertionAboveTheEagerRangeAllocatesATable() throws Exception {
     Object threads = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean").invoke(null);
     Class<?> hotspotBean = Class.forName("com.sun.management.ThreadMXBean");
     assumeTrue(hotspotBean.isInstance(threads));
@@ -176,33 +160,35 @@ class ChunkedGrowthTest {
     Method allocatedBytes = hotspotBean.getMethod("getThreadAllocatedBytes", long.class);
     long threadId = Thread.currentThread().getId();
 
-    int chunk = 1 << GrowingTable.CHUNK_SHIFT;
     int n = 1 << 18;
-    int maxChunks = (OwnersMap.capacityFor(2L * n) >>> GrowingTable.CHUNK_SHIFT) + 1;
-    long directories = 3 * HashMix.arrayBytes(maxChunks, 8);
-    long lineageBound = 2 * HashMix.arrayBytes(chunk, 8) + directories + 4096;
-    long ownersBound = HashMix.arrayBytes(chunk, 8) + HashMix.arrayBytes(chunk, 4)
-        + HashMix.arrayBytes(chunk / 64, 8) + directories + 4096;
     LongLongMap lineage = new LongLongMap(16);
     OwnersMap owners = new OwnersMap(1024);
     long maxLineage = 0;
     long maxOwners = 0;
-    int allocatingCalls = 0;
+    int growths = 0;
     for (int i = 1; i <= n; i++) {
       long key = HashMix.mix(i);
+      boolean lineageIncremental = lineage.capacity() >= GrowingTable.INCREMENTAL_FROM;
+      boolean ownersIncremental = owners.capacity() >= GrowingTable.INCREMENTAL_FROM;
+      int lineageCapacity = lineage.capacity();
       long a0 = (Long) allocatedBytes.invoke(threads, threadId);
       lineage.insertAbsent(key, i);
       long a1 = (Long) allocatedBytes.invoke(threads, threadId);
       owners.insertAbsent(key, 1, true);
       long a2 = (Long) allocatedBytes.invoke(threads, threadId);
-      maxLineage = Math.max(maxLineage, a1 - a0);
-      maxOwners = Math.max(maxOwners, a2 - a1);
-      allocatingCalls += a1 - a0 > chunk ? 1 : 0;
+      if (lineageIncremental) {
+        maxLineage = Math.max(maxLineage, a1 - a0);
+        growths += lineage.capacity() != lineageCapacity ? 1 : 0;
+      }
+      if (ownersIncremental) {
+        maxOwners = Math.max(maxOwners, a2 - a1);
+      }
+      lineage.awaitAhead();
+      owners.awaitAhead();
     }
-    assertThat(lineage.capacity()).as("the lineage map grew incrementally").isGreaterThan(8 * chunk);
-    assertThat(allocatingCalls).as("insertions that allocated a chunk").isGreaterThan(8);
-    assertThat(maxLineage).isLessThanOrEqualTo(lineageBound);
-    assertThat(maxOwners).isLessThanOrEqualTo(ownersBound);
+    assertThat(growths).as("incremental growth steps of the lineage map").isGreaterThanOrEqualTo(5);
+    assertThat(maxLineage).isLessThanOrEqualTo(1024);
+    assertThat(maxOwners).isLessThanOrEqualTo(1024);
     for (int i = 1; i <= n; i++) {
       long key = HashMix.mix(i);
       assertThat(lineage.valueAt(lineage.indexOf(key))).isEqualTo(i);
