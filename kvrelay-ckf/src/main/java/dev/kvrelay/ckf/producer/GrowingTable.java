@@ -3,6 +3,7 @@ package dev.kvrelay.ckf.producer;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,6 +30,12 @@ abstract class GrowingTable<T> {
    * 1 ms) keeps the layout, and so the iteration order and the producer's output, of the eager scheme.
    */
   static final int INCREMENTAL_FROM = 1 << 14;
+
+  static {
+    // Loads, links and starts the hand-over (CompletableFuture, the common pool's first worker) when the maps'
+    // class is loaded: done by the first request instead, it took that insert 3.2-4.8 ms of CPU (0.62 ms after).
+    CompletableFuture.supplyAsync(new Warmup()).join();
+  }
 
   final int migrationBudget;
   final int incrementalFrom;
@@ -90,7 +97,7 @@ abstract class GrowingTable<T> {
     if (n < maxFill) {
       if (ahead == null && allocateAhead) {
         aheadCapacity = cap;
-        ahead = CompletableFuture.supplyAsync(() -> newTable(cap));
+        ahead = CompletableFuture.supplyAsync(new AheadAllocation<>(this, cap));
       }
       return;
     }
@@ -186,6 +193,30 @@ abstract class GrowingTable<T> {
     c.oldCapacity = oldCapacity;
     c.oldSize = oldSize;
     c.cursor = cursor;
+  }
+
+  /** Thread-safe (reads only final fields): allocates a map's next table on the common pool. */
+  private static final class AheadAllocation<T> implements Supplier<T> {
+    private final GrowingTable<T> map;
+    private final int cap;
+
+    AheadAllocation(GrowingTable<T> map, int cap) {
+      this.map = map;
+      this.cap = cap;
+    }
+
+    @Override
+    public T get() {
+      return map.newTable(cap);
+    }
+  }
+
+  /** Thread-safe (stateless): the class-load warm-up's task. */
+  private static final class Warmup implements Supplier<Boolean> {
+    @Override
+    public Boolean get() {
+      return Boolean.TRUE;
+    }
   }
 
   /** A new, empty table of {@code cap} slots; runs on the common pool too, so it must read no state. */
