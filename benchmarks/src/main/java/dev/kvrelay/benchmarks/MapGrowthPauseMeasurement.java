@@ -3,6 +3,7 @@ package dev.kvrelay.benchmarks;
 import dev.kvrelay.ckf.producer.ProducerMapsForBenchmarks;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.SplittableRandom;
@@ -18,10 +19,13 @@ import java.util.SplittableRandom;
  * <pre>java -Xmx8g -XX:+AlwaysPreTouch -cp benchmarks/target/benchmarks-all.jar \
  *   dev.kvrelay.benchmarks.MapGrowthPauseMeasurement [runs]</pre>
  *
- * <p>Each insert is timed alone with {@link System#nanoTime()}. Printed per map and run: the longest
- * pause among the first 2^20, 2^22 and 2^24 inserts, p99.9 and p99.99 over all 2^24, the total time, and
- * the collections (name, count, time) that ran during the fill. Also printed: the time of one
- * {@code new long[n]} at the lineage map's final capacity, the share of a grow step that is zeroing.
+ * <p>Each insert is timed alone, in wall time ({@link System#nanoTime()}: includes GC pauses and the
+ * thread being descheduled) and in the thread's CPU time ({@link ThreadMXBean#getCurrentThreadCpuTime()}:
+ * the call's own work, excluding both). Printed per map and run, for each: the longest call among the
+ * first 2^20, 2^22 and 2^24 inserts, p99, p99.9 and p99.99 over all 2^24, and the three longest inserts
+ * (index, time); with the wall times, the total and the collections (count, time) during the fill.
+ * Also printed: the time of one {@code new long[n]} at the lineage map's final capacity (what one growth
+ * step allocates; the maps have it allocated ahead on the common pool).
  */
 public final class MapGrowthPauseMeasurement {
   static final int LOG_MAX = 24;
@@ -40,14 +44,15 @@ public final class MapGrowthPauseMeasurement {
     System.out.println("gc: " + gcNames() + ", max heap " + (Runtime.getRuntime().maxMemory() >> 20) + " MiB, "
         + System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version"));
     int[] nanos = new int[N];
+    int[] cpu = new int[N];
     for (int run = 0; run < runs; run++) {
       long seed = 0x9E37_79B9_7F4A_7C15L * (run + 1);
       ProducerMapsForBenchmarks.Lineage lineage = new ProducerMapsForBenchmarks.Lineage();
-      report("lineage", run, measure(seed, nanos, key -> lineage.put(key, key * 31)), nanos);
+      report("lineage", run, measure(seed, nanos, cpu, key -> lineage.put(key, key * 31)), nanos, cpu);
       check(lineage.size(), "lineage");
       ProducerMapsForBenchmarks.Lineage dropL = lineage;
       ProducerMapsForBenchmarks.Owners owners = new ProducerMapsForBenchmarks.Owners();
-      report("owners", run, measure(seed + 1, nanos, owners::addOwner), nanos);
+      report("owners", run, measure(seed + 1, nanos, cpu, owners::addOwner), nanos, cpu);
       check(owners.size(), "owners");
       if (dropL.size() < 0 || owners.size() < 0) {
         throw new AssertionError();
@@ -69,7 +74,8 @@ public final class MapGrowthPauseMeasurement {
   }
 
   /** Fills one map with N distinct keys (bijective mix of a seeded counter, never 0); returns total ns. */
-  private static long[] measure(long seed, int[] nanos, Inserter map) {
+  private static long[] measure(long seed, int[] nanos, int[] cpu, Inserter map) {
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     long gcCount0 = gcCount();
     long gcTime0 = gcTime();
     SplittableRandom random = new SplittableRandom(seed);
@@ -78,17 +84,26 @@ public final class MapGrowthPauseMeasurement {
     for (int i = 0; i < N; i++) {
       long key = ProducerMapsForBenchmarks.mix(offset + i) | 1L << 63;
       long t0 = System.nanoTime();
+      long c0 = threads.getCurrentThreadCpuTime();
       map.insert(key);
+      long c1 = threads.getCurrentThreadCpuTime();
       long t1 = System.nanoTime();
       nanos[i] = (int) Math.min(Integer.MAX_VALUE, t1 - t0);
+      cpu[i] = (int) Math.min(Integer.MAX_VALUE, c1 - c0);
     }
     long total = System.nanoTime() - start;
     return new long[] {total, gcCount() - gcCount0, gcTime() - gcTime0};
   }
 
-  private static void report(String name, int run, long[] totals, int[] nanos) {
+  private static void report(String name, int run, long[] totals, int[] nanos, int[] cpu) {
+    System.out.println(String.format(Locale.ROOT, "%-7s run %d wall:", name, run) + stats(nanos)
+        + String.format(Locale.ROOT, " total %.0f ms; gc %d collections %d ms", totals[0] / 1e6, totals[1], totals[2]));
+    System.out.println(String.format(Locale.ROOT, "%-7s run %d cpu: ", name, run) + stats(cpu));
+  }
+
+  /** Longest value among the first 2^20, 2^22, 2^24 calls, percentiles and the three longest calls. */
+  private static String stats(int[] nanos) {
     StringBuilder sb = new StringBuilder();
-    sb.append(String.format(Locale.ROOT, "%-7s run %d:", name, run));
     int from = 0;
     int max = 0;
     for (int cp : CHECKPOINTS) {
@@ -100,9 +115,29 @@ public final class MapGrowthPauseMeasurement {
     }
     int[] sorted = nanos.clone();
     Arrays.sort(sorted);
-    sb.append(String.format(Locale.ROOT, " p99.9 %d ns; p99.99 %d ns; total %.0f ms; gc %d collections %d ms",
-        sorted[(int) (N * 0.999)], sorted[(int) (N * 0.9999)], totals[0] / 1e6, totals[1], totals[2]));
-    System.out.println(sb);
+    sb.append(String.format(Locale.ROOT, " p99 %d ns; p99.9 %d ns; p99.99 %d ns; longest at insert",
+        sorted[(int) (N * 0.99)], sorted[(int) (N * 0.999)], sorted[(int) (N * 0.9999)]));
+    for (int i : longest(nanos, 3)) {
+      sb.append(String.format(Locale.ROOT, " #%d %.3f ms", i, nanos[i] / 1e6));
+    }
+    sb.append(';');
+    return sb.toString();
+  }
+
+  /** Indexes of the {@code k} longest pauses, longest first. */
+  private static int[] longest(int[] nanos, int k) {
+    int[] top = new int[k];
+    Arrays.fill(top, -1);
+    for (int i = 0; i < nanos.length; i++) {
+      for (int j = 0; j < k; j++) {
+        if (top[j] < 0 || nanos[i] > nanos[top[j]]) {
+          System.arraycopy(top, j, top, j + 1, k - j - 1);
+          top[j] = i;
+          break;
+        }
+      }
+    }
+    return top;
   }
 
   private static String gcNames() {

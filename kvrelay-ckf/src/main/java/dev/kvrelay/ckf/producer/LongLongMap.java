@@ -1,81 +1,46 @@
 package dev.kvrelay.ckf.producer;
 
-import org.jspecify.annotations.Nullable;
-
 /**
  * Not thread-safe: confined to the pool actor. An open-addressing {@code long → long} map: Robin Hood
  * linear probing over an arbitrary (not power-of-two) capacity, ≤ 90 % load, 25 % growth,
  * tombstone-free backward-shift deletion. Key 0 is kept outside the arrays.
  *
- * <p>Growth is incremental: crossing the load limit allocates the bigger table and leaves the entries in
- * the old one, and every later insertion or removal first moves at most {@link #MIGRATION_BUDGET} old slots
- * (empty or occupied) into the new table. Until the old table is empty, a lookup that misses the new table
- * probes the old one; insertions go to the new table only. Both tables stay valid Robin Hood tables
- * throughout (a moved entry leaves the old one by backward shift). The new table's own allocation is still
- * one call (the JVM zeroes it).
+ * <p>Growth is incremental ({@link GrowingTable}): the bigger table is allocated ahead on the common pool
+ * shortly before the load limit, crossing it swaps tables and leaves the entries in the old one, and every
+ * later insertion or removal first moves at most {@link #MIGRATION_BUDGET} old slots into the new table.
+ * Until the old table is empty, a lookup that misses the new table probes the old one; insertions go to
+ * the new table only. Both tables stay valid Robin Hood tables throughout (a moved entry leaves the old one
+ * by backward shift). Lookups neither allocate nor lock.
  *
  * <p>Entries are addressed by <em>index</em>: {@code 0 ≤ index < capacity()} for new-table slots,
  * {@code capacity()} for key 0 and {@code capacity() + 1 + slot} for an old-table slot while migrating;
  * every index below {@link #indexLimit()} may be read. An index is valid until the next insertion or
  * removal.
  */
-final class LongLongMap {
+final class LongLongMap extends GrowingTable<long[][]> {
   static final int MISSING = -1;
-  /** Old-table slots one insertion or removal moves at most while migrating. */
-  static final int MIGRATION_BUDGET = 128;
-  /**
-   * The smallest capacity that grows incrementally: below it one full rehash (≤ 16 Ki slots, well under
-   * 1 ms) keeps the layout, and so the iteration order and the producer's output, of the eager scheme.
-   */
-  static final int INCREMENTAL_FROM = 1 << 14;
 
   private long[] keys;
   private long[] values;
-  private int capacity;
-  private int maxFill;
-  private int arraySize;
   private boolean hasZeroKey;
   private long zeroValue;
-  /** The table being drained, or null when not migrating. */
-  private long @Nullable [] oldKeys;
+  /** The table being drained (empty when not migrating). */
+  private long[] oldKeys = EMPTY;
   private long[] oldValues = EMPTY;
-  private int oldCapacity;
-  private int oldSize;
-  private int cursor;
-  /** Old-table slots the last migrating call moved or skipped (for tests of the per-call bound). */
-  int lastMigrationWork;
 
   private static final long[] EMPTY = new long[0];
-
-  private final int migrationBudget;
-  private final int incrementalFrom;
 
   LongLongMap(int initialCapacity) {
     this(initialCapacity, MIGRATION_BUDGET, INCREMENTAL_FROM);
   }
 
-  /**
-   * A map moving at most {@code migrationBudget} old slots per mutating call once its capacity is at least
-   * {@code incrementalFrom} (smaller tables grow by one full rehash); tests use small values of both. A
-   * growth step leaves room for ~0.225·C insertions before the next and a migration costs ≤ 1.9·C units, so
-   * a budget ≥ 9 always finishes in time; with a smaller one, an insertion that reaches the next load limit
-   * mid-migration finishes it in that call.
-   */
+  /** As {@link GrowingTable#GrowingTable}; tests use small values of both. */
   LongLongMap(int initialCapacity, int migrationBudget, int incrementalFrom) {
-    if (migrationBudget < 1) {
-      throw new IllegalArgumentException("migration budget must be positive: " + migrationBudget);
-    }
-    this.migrationBudget = migrationBudget;
-    this.incrementalFrom = incrementalFrom;
-    allocate(Math.max(8, initialCapacity));
-  }
-
-  private void allocate(int cap) {
+    super(migrationBudget, incrementalFrom);
+    int cap = Math.max(8, initialCapacity);
     keys = new long[cap];
     values = new long[cap];
-    capacity = cap;
-    maxFill = HashMix.maxFill(cap);
-    arraySize = 0;
+    resetTo(cap);
   }
 
   int size() {
@@ -89,12 +54,7 @@ final class LongLongMap {
 
   /** One past the largest index: iterate {@code 0 ≤ i < indexLimit()} to see every entry exactly once. */
   int indexLimit() {
-    return oldKeys == null ? capacity + 1 : capacity + 1 + oldCapacity;
-  }
-
-  /** True while entries remain in the old table. */
-  boolean migrating() {
-    return oldKeys != null;
+    return capacity + 1 + oldCapacity;
   }
 
   /** Index of {@code key}, or {@link #MISSING}. */
@@ -103,7 +63,7 @@ final class LongLongMap {
       return hasZeroKey ? capacity : MISSING;
     }
     int i = find(keys, capacity, key);
-    if (i != MISSING || oldKeys == null) {
+    if (i != MISSING || oldCapacity == 0) {
       return i;
     }
     int j = find(oldKeys, oldCapacity, key);
@@ -143,24 +103,29 @@ final class LongLongMap {
 
   /** True if {@code index} (below {@link #indexLimit()}) holds an entry. */
   boolean isOccupied(int index) {
-    if (index < capacity) {
-      return keys[index] != 0;
-    }
-    return index == capacity ? hasZeroKey : old()[index - capacity - 1] != 0;
+    return index == capacity ? hasZeroKey : keyAt(index) != 0;
   }
 
   long keyAt(int index) {
     if (index < capacity) {
       return keys[index];
     }
-    return index == capacity ? 0L : old()[index - capacity - 1];
+    return index == capacity ? 0L : oldKeys[oldSlot(index)];
   }
 
   long valueAt(int index) {
     if (index < capacity) {
       return values[index];
     }
-    return index == capacity ? zeroValue : oldValues[index - capacity - 1];
+    return index == capacity ? zeroValue : oldValues[oldSlot(index)];
+  }
+
+  private int oldSlot(int index) {
+    int slot = index - capacity - 1;
+    if (slot >= oldCapacity) {
+      throw new IllegalStateException("no old-table slot " + slot + " of " + oldCapacity);
+    }
+    return slot;
   }
 
   /** Inserts {@code key}, which must be absent. */
@@ -170,20 +135,11 @@ final class LongLongMap {
       zeroValue = value;
       return;
     }
-    if (oldKeys != null) {
+    if (oldCapacity != 0) {
       migrate(migrationBudget);
     }
-    if (arraySize + oldSize >= maxFill) {
-      if (oldKeys != null) {
-        int before = lastMigrationWork;
-        migrate(Integer.MAX_VALUE);
-        lastMigrationWork += before;
-      }
-      if (capacity < incrementalFrom) {
-        rehash();
-      } else {
-        startGrowth();
-      }
+    if (arraySize + oldSize >= slowFrom) {
+      slowInsert();
     }
     place(keys, values, capacity, key, value);
     arraySize++;
@@ -226,10 +182,10 @@ final class LongLongMap {
       shiftOut(keys, values, capacity, index);
       arraySize--;
     } else {
-      shiftOut(old(), oldValues, oldCapacity, index - capacity - 1);
+      shiftOut(oldKeys, oldValues, oldCapacity, oldSlot(index));
       oldSize--;
     }
-    if (oldKeys != null) {
+    if (oldCapacity != 0) {
       migrate(migrationBudget);
     }
   }
@@ -261,31 +217,26 @@ final class LongLongMap {
     return true;
   }
 
-  /** A deep copy. */
+  /** A deep copy (without a table requested ahead; the copy requests its own). */
   LongLongMap copy() {
     LongLongMap c = new LongLongMap(8, migrationBudget, incrementalFrom);
+    copyBookkeepingTo(c);
     c.keys = keys.clone();
     c.values = values.clone();
-    c.capacity = capacity;
-    c.maxFill = maxFill;
-    c.arraySize = arraySize;
     c.hasZeroKey = hasZeroKey;
     c.zeroValue = zeroValue;
-    long[] ok = oldKeys;
-    if (ok != null) {
-      c.oldKeys = ok.clone();
-      c.oldValues = oldValues.clone();
-      c.oldCapacity = oldCapacity;
-      c.oldSize = oldSize;
-      c.cursor = cursor;
-    }
+    c.oldKeys = oldKeys.clone();
+    c.oldValues = oldValues.clone();
     return c;
   }
 
-  /** Heap bytes of the backing arrays (both tables while migrating) plus a fixed object overhead. */
+  /**
+   * Heap bytes of the backing arrays (both tables while migrating, and a table requested ahead) plus a
+   * fixed object overhead.
+   */
   long footprintBytes() {
-    long old = oldKeys == null ? 0 : HashMix.arrayBytes(oldCapacity, 8) * 2;
-    return 48 + HashMix.arrayBytes(keys.length, 8) + HashMix.arrayBytes(values.length, 8) + old;
+    long old = oldCapacity == 0 ? 0 : tableBytes(oldCapacity);
+    return 48 + HashMix.arrayBytes(keys.length, 8) + HashMix.arrayBytes(values.length, 8) + old + aheadBytes();
   }
 
   private static int distance(int slot, long key, int cap) {
@@ -293,75 +244,54 @@ final class LongLongMap {
     return slot >= home ? slot - home : slot - home + cap;
   }
 
-  private long[] old() {
-    long[] ok = oldKeys;
-    if (ok == null) {
-      throw new IllegalStateException("not migrating");
-    }
-    return ok;
+  @Override
+  long[][] newTable(int cap) {
+    return new long[][] {new long[cap], new long[cap]};
   }
 
-  /** The eager growth step: every old entry re-placed, in slot order, within this call. */
-  private void rehash() {
-    long[] ok = keys;
-    long[] ov = values;
-    allocate(HashMix.grownCapacity(capacity));
-    for (int i = 0; i < ok.length; i++) {
-      if (ok[i] != 0) {
-        place(keys, values, capacity, ok[i], ov[i]);
-        arraySize++;
-      }
-    }
+  @Override
+  long tableBytes(int cap) {
+    return 2 * HashMix.arrayBytes(cap, 8);
   }
 
-  private void startGrowth() {
+  @Override
+  void install(long[][] next) {
     oldKeys = keys;
     oldValues = values;
-    oldCapacity = capacity;
-    oldSize = arraySize;
-    cursor = 0;
-    allocate(HashMix.grownCapacity(capacity));
-    if (oldSize == 0) {
-      endMigration();
-    }
+    keys = next[0];
+    values = next[1];
   }
 
-  /**
-   * Moves old-table slots at the cursor into the new table, {@code budget} units at most (a move or a
-   * skipped empty slot each count one). A move shifts later entries back into the cursor's slot, never
-   * below it (slots below the cursor are empty and nothing is inserted into the old table), so one pass of
-   * the cursor drains the table.
-   */
-  private void migrate(int budget) {
-    long[] ok = old();
-    long[] ov = oldValues;
-    int work = 0;
-    while (work < budget && cursor < oldCapacity) {
-      long key = ok[cursor];
-      if (key != 0) {
-        place(keys, values, capacity, key, ov[cursor]);
-        arraySize++;
-        shiftOut(ok, ov, oldCapacity, cursor);
-        oldSize--;
-      } else {
-        cursor++;
-      }
-      work++;
+  @Override
+  boolean moveOld(int slot) {
+    long[] ok = oldKeys;
+    long key = ok[slot];
+    if (key == 0) {
+      return false;
     }
-    lastMigrationWork = work;
-    if (cursor >= oldCapacity) {
-      if (oldSize != 0) {
-        throw new IllegalStateException("migration left " + oldSize + " entries behind");
-      }
-      endMigration();
-    }
+    place(keys, values, capacity, key, oldValues[slot]);
+    shiftOut(ok, oldValues, oldCapacity, slot);
+    return true;
   }
 
-  private void endMigration() {
-    oldKeys = null;
+  @Override
+  void dropOld() {
+    oldKeys = EMPTY;
     oldValues = EMPTY;
-    oldCapacity = 0;
-    oldSize = 0;
-    cursor = 0;
+  }
+
+  @Override
+  void rehash(int cap) {
+    long[] ok = keys;
+    long[] ov = values;
+    keys = new long[cap];
+    values = new long[cap];
+    resetTo(cap);
+    for (int i = 0; i < ok.length; i++) {
+      if (ok[i] != 0) {
+        place(keys, values, cap, ok[i], ov[i]);
+        arraySize++;
+      }
+    }
   }
 }

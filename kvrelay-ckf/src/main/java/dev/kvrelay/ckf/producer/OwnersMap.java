@@ -5,24 +5,21 @@ import org.jspecify.annotations.Nullable;
 /**
  * Not thread-safe: confined to the pool actor. Canonical hash → {owners: u32, resident: bool}: a Robin
  * Hood open-addressing map like {@link LongLongMap} (arbitrary capacity, ≤ 90 % load, 25 % growth,
- * backward-shift deletion, incremental growth with the same index layout and per-call migration bound),
- * storing the owner count in an {@code int[]} (read as unsigned) and the resident flags in a parallel
- * bitset: 12⅛ bytes per slot. Canonical hash 0 is kept outside the arrays.
+ * backward-shift deletion, incremental growth through {@link GrowingTable} with the same index layout,
+ * allocation ahead and per-call migration bound), storing the owner count in an {@code int[]} (read as
+ * unsigned) and the resident flags in a parallel bitset: 12⅛ bytes per slot. Canonical hash 0 is kept
+ * outside the arrays. Lookups neither allocate nor lock.
  *
  * <p>Entries are addressed by index as in {@link LongLongMap}; index {@code capacity()} is hash 0 and
  * {@code capacity() + 1 + slot} an old-table slot while migrating.
  */
-final class OwnersMap {
+final class OwnersMap extends GrowingTable<OwnersMap.Table> {
   static final int MISSING = -1;
   /** The largest owner count ({@code u32::MAX}). */
   static final long MAX_OWNERS = 0xFFFF_FFFFL;
-  /** Old-table slots one insertion or removal moves at most while migrating. */
-  static final int MIGRATION_BUDGET = LongLongMap.MIGRATION_BUDGET;
-  /** The smallest capacity that grows incrementally, as {@link LongLongMap#INCREMENTAL_FROM}. */
-  static final int INCREMENTAL_FROM = LongLongMap.INCREMENTAL_FROM;
 
   /** Not thread-safe: confined to its map's thread. One table's key, owner-count and resident-bit arrays. */
-  private static final class Table {
+  static final class Table {
     final long[] keys;
     final int[] owners;
     final long[] bits;
@@ -134,44 +131,28 @@ final class OwnersMap {
       setBit(hole, false);
     }
 
-    long bytes() {
-      return HashMix.arrayBytes(keys.length, 8) + HashMix.arrayBytes(owners.length, 4)
-          + HashMix.arrayBytes(bits.length, 8);
+    static long bytes(int cap) {
+      return HashMix.arrayBytes(cap, 8) + HashMix.arrayBytes(cap, 4) + HashMix.arrayBytes((cap + 63) >>> 6, 8);
     }
   }
 
   private Table table;
-  private int capacity;
-  private int maxFill;
-  private int arraySize;
   private boolean hasZeroKey;
   private int zeroOwners;
   private boolean zeroResident;
   /** The table being drained, or null when not migrating. */
   private @Nullable Table old;
-  private int oldSize;
-  private int cursor;
-  /** Old-table slots the last migrating call moved or skipped (for tests of the per-call bound). */
-  int lastMigrationWork;
-
-  private final int migrationBudget;
-  private final int incrementalFrom;
 
   OwnersMap(int initialCapacity) {
     this(initialCapacity, MIGRATION_BUDGET, INCREMENTAL_FROM);
   }
 
-  /**
-   * A map moving at most {@code migrationBudget} old slots per mutating call once its capacity is at least
-   * {@code incrementalFrom} (smaller tables grow by one full rehash); tests use small values of both.
-   */
+  /** As {@link GrowingTable#GrowingTable}; tests use small values of both. */
   OwnersMap(int initialCapacity, int migrationBudget, int incrementalFrom) {
-    if (migrationBudget < 1) {
-      throw new IllegalArgumentException("migration budget must be positive: " + migrationBudget);
-    }
-    this.migrationBudget = migrationBudget;
-    this.incrementalFrom = incrementalFrom;
-    table = allocate(Math.max(8, initialCapacity));
+    super(migrationBudget, incrementalFrom);
+    int cap = Math.max(8, initialCapacity);
+    table = new Table(cap);
+    resetTo(cap);
   }
 
   /** The smallest capacity whose load limit holds {@code entries} (capped at the largest capacity). */
@@ -193,14 +174,6 @@ final class OwnersMap {
     return capacityFor(expected > Long.MAX_VALUE / 2 ? expected : expected + expected / 4);
   }
 
-  private Table allocate(int cap) {
-    Table t = new Table(cap);
-    capacity = cap;
-    maxFill = HashMix.maxFill(cap);
-    arraySize = 0;
-    return t;
-  }
-
   int size() {
     return arraySize + oldSize + (hasZeroKey ? 1 : 0);
   }
@@ -211,13 +184,7 @@ final class OwnersMap {
 
   /** One past the largest index: iterate {@code 0 ≤ i < indexLimit()} to see every entry exactly once. */
   int indexLimit() {
-    Table o = old;
-    return o == null ? capacity + 1 : capacity + 1 + o.cap;
-  }
-
-  /** True while entries remain in the old table. */
-  boolean migrating() {
-    return old != null;
+    return capacity + 1 + oldCapacity;
   }
 
   int indexOf(long key) {
@@ -307,20 +274,11 @@ final class OwnersMap {
       zeroResident = resident;
       return capacity;
     }
-    if (old != null) {
+    if (oldCapacity != 0) {
       migrate(migrationBudget);
     }
-    if (arraySize + oldSize >= maxFill) {
-      if (old != null) {
-        int before = lastMigrationWork;
-        migrate(Integer.MAX_VALUE);
-        lastMigrationWork += before;
-      }
-      if (capacity < incrementalFrom) {
-        rehash();
-      } else {
-        startGrowth();
-      }
+    if (arraySize + oldSize >= slowFrom) {
+      slowInsert();
     }
     int at = table.place(key, (int) ownerCount, resident);
     arraySize++;
@@ -341,30 +299,26 @@ final class OwnersMap {
       old().shiftOut(index - capacity - 1);
       oldSize--;
     }
-    if (old != null) {
+    if (oldCapacity != 0) {
       migrate(migrationBudget);
     }
   }
 
+  /** Heap bytes of the arrays (old table while migrating, a table requested ahead) plus an overhead. */
   long footprintBytes() {
-    Table o = old;
-    return 56 + table.bytes() + (o == null ? 0 : o.bytes());
+    return 56 + Table.bytes(capacity) + (oldCapacity == 0 ? 0 : Table.bytes(oldCapacity)) + aheadBytes();
   }
 
-  /** A deep copy (for tests). */
+  /** A deep copy (for tests; without a table requested ahead). */
   OwnersMap copy() {
     OwnersMap c = new OwnersMap(8, migrationBudget, incrementalFrom);
+    copyBookkeepingTo(c);
     c.table = new Table(table);
-    c.capacity = capacity;
-    c.maxFill = maxFill;
-    c.arraySize = arraySize;
     c.hasZeroKey = hasZeroKey;
     c.zeroOwners = zeroOwners;
     c.zeroResident = zeroResident;
     Table o = old;
     c.old = o == null ? null : new Table(o);
-    c.oldSize = oldSize;
-    c.cursor = cursor;
     return c;
   }
 
@@ -376,11 +330,45 @@ final class OwnersMap {
     return o;
   }
 
-  /** The eager growth step: every old entry re-placed, in slot order, within this call. */
-  private void rehash() {
+  @Override
+  Table newTable(int cap) {
+    return new Table(cap);
+  }
+
+  @Override
+  long tableBytes(int cap) {
+    return Table.bytes(cap);
+  }
+
+  @Override
+  void install(Table next) {
+    old = table;
+    table = next;
+  }
+
+  @Override
+  boolean moveOld(int slot) {
+    Table o = old();
+    long key = o.keys[slot];
+    if (key == 0) {
+      return false;
+    }
+    table.place(key, o.owners[slot], o.bit(slot));
+    o.shiftOut(slot);
+    return true;
+  }
+
+  @Override
+  void dropOld() {
+    old = null;
+  }
+
+  @Override
+  void rehash(int cap) {
     Table o = table;
+    Table t = new Table(cap);
     int n = arraySize;
-    Table t = allocate(HashMix.grownCapacity(capacity));
+    resetTo(cap);
     for (int i = 0; i < o.cap; i++) {
       if (o.keys[i] != 0) {
         t.place(o.keys[i], o.owners[i], o.bit(i));
@@ -388,41 +376,5 @@ final class OwnersMap {
     }
     arraySize = n;
     table = t;
-  }
-
-  private void startGrowth() {
-    Table o = table;
-    oldSize = arraySize;
-    cursor = 0;
-    table = allocate(HashMix.grownCapacity(capacity));
-    old = oldSize == 0 ? null : o;
-  }
-
-  /** As {@code LongLongMap.migrate}: at most {@code budget} moves or skipped slots at the cursor. */
-  private void migrate(int budget) {
-    Table o = old();
-    Table t = table;
-    int work = 0;
-    while (work < budget && cursor < o.cap) {
-      long key = o.keys[cursor];
-      if (key != 0) {
-        t.place(key, o.owners[cursor], o.bit(cursor));
-        arraySize++;
-        o.shiftOut(cursor);
-        oldSize--;
-      } else {
-        cursor++;
-      }
-      work++;
-    }
-    lastMigrationWork = work;
-    if (cursor >= o.cap) {
-      if (oldSize != 0) {
-        throw new IllegalStateException("migration left " + oldSize + " entries behind");
-      }
-      old = null;
-      oldSize = 0;
-      cursor = 0;
-    }
   }
 }
