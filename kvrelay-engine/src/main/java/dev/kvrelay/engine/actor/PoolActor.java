@@ -90,7 +90,7 @@ public final class PoolActor {
   private final ActorCounters counters = new ActorCounters();
   private final FaultReporter faultReporter;
   private final PublicationDelivery delivery;
-  /** The actor's serial task; the body is {@link #runBatch}. */
+  /** The actor's serial task; the body is {@link #run}. */
   private final SerialTask task;
   /** The ingest stage run by the task after each mailbox batch, or null (written once, {@link #attachStage}). */
   private final AtomicReference<SerialTask.@Nullable Body> stage = new AtomicReference<>();
@@ -107,7 +107,7 @@ public final class PoolActor {
     this.delivery = new PublicationDelivery(producer, publications, counters);
     this.mailbox = new ArrayBlockingQueue<>(config.mailboxCapacity());
     this.room = new MailboxRoom(config);
-    this.task = new SerialTask(scheduler, this::runBatch, e -> {
+    this.task = new SerialTask(scheduler, this::run, e -> {
       LOG.error("pool actor: unexpected exception, fencing the producer", e);
       reportFault(new MemberId(0, 0), 0, FaultKind.INTERNAL_ERROR);
     });
@@ -271,9 +271,15 @@ public final class PoolActor {
 
   // ------------------------------------------------------------------ the confined task
 
+  /** One run of the serial task: the mailbox batch, then one batch of the ingest stage; true if work is left. */
+  private boolean run() {
+    boolean mailboxMore = runBatch();
+    return runStage() || mailboxMore;
+  }
+
   /**
-   * One run of the serial task: at most one mailbox's worth of commands (then it yields), the shutdown once the
-   * mailbox is empty, and the room waiter woken before the run ends; true if work is left.
+   * The mailbox part of a run: at most one mailbox's worth of commands (then it yields), the shutdown once the
+   * mailbox is empty, and the room waiter woken before it ends; true if work is left.
    */
   private boolean runBatch() {
     try {
@@ -299,8 +305,7 @@ public final class PoolActor {
     } finally {
       wakeWaiter();
     }
-    boolean stageMore = runStage();
-    return stageMore || needsRun();
+    return needsRun();
   }
 
   /** One batch of the attached stage, if any; true if it has work left. An exception is the stage's own (logged). */
