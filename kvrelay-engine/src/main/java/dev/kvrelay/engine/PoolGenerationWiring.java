@@ -94,8 +94,10 @@ final class PoolGenerationWiring {
     HubSlot hub = parts.hubs().attach(poolId, producer, config.ckfFormat(), link);
     PoolActor actor = PoolActor.start(ckf, parts.actorConfig(), parts.actorScheduler(), hub, link);
     link.actor = actor;
-    PoolRecovery recovery = new PoolRecovery(poolId, parts.recoverySettings(), dev.kvrelay.engine.recovery.PoolCommandSink.of(actor),
-        parts.requestPlane(), parts.recoveryPermits(), parts.actorScheduler(), nanoTime);
+    // The recovery is the actor's ingest stage: one queue (its inbox) and one hand-off between a delivery thread and
+    // the pool's single writer, the member checked once (ARCHITECTURE.md §3).
+    PoolRecovery recovery = PoolRecovery.onActor(poolId, parts.recoverySettings(), actor, parts.requestPlane(),
+        parts.recoveryPermits(), parts.actorScheduler(), nanoTime);
     PoolLoadAggregator load = new PoolLoadAggregator(loadSettings);
     PoolRuntime runtime = new PoolRuntime(slotIncarnation, binding, descriptor, actor, recovery, hub, load);
     link.runtime = runtime;

@@ -1,3 +1,5 @@
+// Over 500 lines (about 525): both ways in (the mailbox of other threads and the inline commands of the ingest
+// stage) and the confined command loop share the actor's confined state; splitting them would spread that state.
 package dev.kvrelay.engine.actor;
 
 import dev.kvrelay.ckf.producer.CkfDelta;
@@ -16,7 +18,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
@@ -51,6 +52,12 @@ import org.slf4j.LoggerFactory;
  * violation or an unexpected exception fences the actor. No fault or listener exception escapes the actor's task.
  * Lag: a publication the listener cannot take fences the publisher until the next Subscribe ({@link
  * PublicationDelivery}). The counters off the per-event path and the Stats assembly are {@link ActorCounters}.
+ *
+ * <p>Ingest stage ({@link #attachStage}): the pool's recovery runs its cursor rules inside this actor's serial
+ * task, after each mailbox batch, and hands its commands to {@link #runInline}, which runs them at once: between
+ * the event plane's delivery thread and this single writer there is then one queue (the recovery's inbox) and one
+ * hand-off, and the member of an event is checked once, by the stage. The mailbox stays for the commands of other
+ * threads (subscriptions, lease retirement, flush, diagnostics) and for feeders that are not a stage.
  */
 public final class PoolActor {
   private static final Logger LOG = LoggerFactory.getLogger(PoolActor.class);
@@ -59,11 +66,8 @@ public final class PoolActor {
   private final PoolActorConfig config;
   private final ActorScheduler scheduler;
   private final ArrayBlockingQueue<PoolCommand> mailbox;
-  private final AtomicLong permitsInUse = new AtomicLong();
-  /** Commands in the mailbox (an estimate for {@link #roomFor}; the mailbox itself enforces the bound). */
-  private final AtomicInteger queued = new AtomicInteger();
-  private final AtomicReference<@Nullable Runnable> roomWaiter = new AtomicReference<>();
-  private final int controlReserve;
+  /** Mailbox occupancy, block permits and the waiter for room. */
+  private final MailboxRoom room;
   private final AtomicLong timerDue = new AtomicLong();
   private volatile boolean closed;
   private volatile boolean shutdownRequested;
@@ -86,8 +90,13 @@ public final class PoolActor {
   private final ActorCounters counters = new ActorCounters();
   private final FaultReporter faultReporter;
   private final PublicationDelivery delivery;
-  /** The actor's serial task; the body is {@link #runBatch}. */
+  /** The actor's serial task; the body is {@link #run}. */
   private final SerialTask task;
+  /** The ingest stage run by the task after each mailbox batch, or null (written once, {@link #attachStage}). */
+  private final AtomicReference<SerialTask.@Nullable Body> stage = new AtomicReference<>();
+  private final Runnable stageSignal = this::scheduleRun;
+  /** Confined to the actor task: true while the stage runs (the only caller {@link #runInline} accepts). */
+  private boolean inStage;
 
   private PoolActor(CkfProducer producer, PoolActorConfig config, ActorScheduler scheduler,
       PublicationListener publications, FaultListener faults) {
@@ -97,8 +106,8 @@ public final class PoolActor {
     this.faultReporter = new FaultReporter(faults, counters);
     this.delivery = new PublicationDelivery(producer, publications, counters);
     this.mailbox = new ArrayBlockingQueue<>(config.mailboxCapacity());
-    this.controlReserve = config.mailboxCapacity() / 8;
-    this.task = new SerialTask(scheduler, this::runBatch, e -> {
+    this.room = new MailboxRoom(config);
+    this.task = new SerialTask(scheduler, this::run, e -> {
       LOG.error("pool actor: unexpected exception, fencing the producer", e);
       reportFault(new MemberId(0, 0), 0, FaultKind.INTERNAL_ERROR);
     });
@@ -134,15 +143,15 @@ public final class PoolActor {
       closedRejections.increment();
       return new SubmitResult.Rejected(RejectReason.CLOSED);
     }
-    long cost = command instanceof PoolCommand.Apply a ? cost(a.event()) : 0;
-    if (cost > 0 && !acquirePermits(cost)) {
+    long cost = command instanceof PoolCommand.Apply a ? room.cost(a.event()) : 0;
+    if (cost > 0 && !room.acquire(cost)) {
       permitsExhausted.increment();
       return new SubmitResult.Rejected(RejectReason.PERMITS_EXHAUSTED);
     }
-    queued.incrementAndGet();
+    room.enqueued();
     if (!mailbox.offer(command)) {
-      queued.decrementAndGet();
-      permitsInUse.addAndGet(-cost);
+      room.dequeued();
+      room.release(cost);
       mailboxFull.increment();
       return new SubmitResult.Rejected(RejectReason.MAILBOX_FULL);
     }
@@ -157,32 +166,65 @@ public final class PoolActor {
    * the mailbox; it must not block. Any thread; never blocks.
    */
   public boolean roomFor(RouterEvent event, Runnable onRoom) {
-    long cost = cost(event);
-    if (hasRoom(cost)) {
-      return true;
-    }
-    roomWaiter.set(onRoom);
-    // Re-check after publishing the waiter: the actor frees room and then reads the waiter (no lost wake-up).
-    return hasRoom(cost);
-  }
-
-  private boolean hasRoom(long cost) {
-    return closed || (queued.get() < config.mailboxCapacity() - controlReserve
-        && permitsInUse.get() + cost <= config.pendingBlockPermits());
+    return room.roomFor(event, onRoom, closed);
   }
 
   private void wakeWaiter() {
-    if (roomWaiter.get() != null && hasRoom(1)) {
-      Runnable w = roomWaiter.getAndSet(null);
-      if (w != null) {
-        try {
-          w.run();
-        } catch (RuntimeException e) {
-          counters.listenerErrors++;
-          LOG.warn("pool actor: room waiter failed", e);
-        }
+    Runnable w = room.takeWaiter(closed);
+    if (w != null) {
+      try {
+        w.run();
+      } catch (RuntimeException e) {
+        counters.listenerErrors++;
+        LOG.warn("pool actor: room waiter failed", e);
       }
     }
+  }
+
+  /**
+   * Attaches the pool's ingest stage (its recovery): from now on every run of the actor's serial task runs one batch
+   * of {@code stage} after its mailbox batch, so the stage is confined to the same task as the producer; the stage
+   * hands its commands to {@link #runInline} and asks for runs through {@link #stageSignal()}. Once only. Any thread.
+   *
+   * @throws IllegalStateException if a stage is already attached
+   */
+  public void attachStage(SerialTask.Body stage) {
+    Objects.requireNonNull(stage, "stage");
+    if (!this.stage.compareAndSet(null, stage)) {
+      throw new IllegalStateException("an ingest stage is already attached");
+    }
+    scheduleRun();
+  }
+
+  /** The signal that asks the actor's task for a run (for its ingest stage's new work): any thread, never blocks. */
+  public Runnable stageSignal() {
+    return stageSignal;
+  }
+
+  /**
+   * Runs {@code command} at once, in order with the stage's other commands. Only the attached stage may call it,
+   * from its batch (the actor's task). The answers are those of {@link #submit}, except that nothing is queued, so
+   * there is no {@code MAILBOX_FULL} or {@code PERMITS_EXHAUSTED}: after Shutdown or Fence it is {@code CLOSED}
+   * (counted), otherwise {@code Accepted} once the command has run. An Apply is not checked against its member again:
+   * the stage checked the event's (worker, rank) against the publisher's binding (one check, one counted outcome).
+   *
+   * @throws IllegalStateException if called outside the stage's batch
+   */
+  public SubmitResult runInline(PoolCommand command) {
+    Objects.requireNonNull(command, "command");
+    if (!inStage) {
+      throw new IllegalStateException("runInline outside the actor's ingest stage");
+    }
+    if (closed && !(command instanceof PoolCommand.Stats || command instanceof PoolCommand.CopyWords)) {
+      closedRejections.increment();
+      return new SubmitResult.Rejected(RejectReason.CLOSED);
+    }
+    if (command instanceof PoolCommand.Apply a) {
+      apply(a, false);
+    } else {
+      process(command);
+    }
+    return SubmitResult.Accepted.INSTANCE;
   }
 
   /**
@@ -209,33 +251,12 @@ public final class PoolActor {
 
   /** Block permits held by queued Apply commands (tests). Any thread. */
   long permitsInUse() {
-    return permitsInUse.get();
+    return room.permitsInUse();
   }
 
   /** Block permits an Apply of {@code event} costs (producer.md §3.1). */
   long cost(RouterEvent event) {
-    long n;
-    KvEventData data = event.data();
-    if (data instanceof KvEventData.Stored s) {
-      n = s.blocks().size();
-    } else if (data instanceof KvEventData.Removed r) {
-      n = r.blockHashes().length;
-    } else {
-      n = 1;
-    }
-    return Math.max(1, Math.min(n, config.pendingBlockPermits()));
-  }
-
-  private boolean acquirePermits(long cost) {
-    for (;;) {
-      long used = permitsInUse.get();
-      if (used + cost > config.pendingBlockPermits()) {
-        return false;
-      }
-      if (permitsInUse.compareAndSet(used, used + cost)) {
-        return true;
-      }
-    }
+    return room.cost(event);
   }
 
   private void scheduleRun() {
@@ -250,9 +271,15 @@ public final class PoolActor {
 
   // ------------------------------------------------------------------ the confined task
 
+  /** One run of the serial task: the mailbox batch, then one batch of the ingest stage; true if work is left. */
+  private boolean run() {
+    boolean mailboxMore = runBatch();
+    return runStage() || mailboxMore;
+  }
+
   /**
-   * One run of the serial task: at most one mailbox's worth of commands (then it yields), the shutdown once the
-   * mailbox is empty, and the room waiter woken before the run ends; true if work is left.
+   * The mailbox part of a run: at most one mailbox's worth of commands (then it yields), the shutdown once the
+   * mailbox is empty, and the room waiter woken before it ends; true if work is left.
    */
   private boolean runBatch() {
     try {
@@ -268,7 +295,7 @@ public final class PoolActor {
         if (command == null) {
           break;
         }
-        queued.decrementAndGet();
+        room.dequeued();
         guarded(() -> process(command));
         wakeWaiter();
       }
@@ -279,6 +306,23 @@ public final class PoolActor {
       wakeWaiter();
     }
     return needsRun();
+  }
+
+  /** One batch of the attached stage, if any; true if it has work left. An exception is the stage's own (logged). */
+  private boolean runStage() {
+    SerialTask.Body s = stage.get();
+    if (s == null) {
+      return false;
+    }
+    inStage = true;
+    try {
+      return s.runBatch();
+    } catch (RuntimeException e) {
+      LOG.error("pool actor: the ingest stage failed", e);
+      return false;
+    } finally {
+      inStage = false;
+    }
   }
 
   private void guarded(Runnable step) {
@@ -293,9 +337,9 @@ public final class PoolActor {
   private void process(PoolCommand command) {
     if (command instanceof PoolCommand.Apply a) {
       try {
-        apply(a);
+        apply(a, true);
       } finally {
-        permitsInUse.addAndGet(-cost(a.event()));
+        room.release(room.cost(a.event()));
       }
     } else if (command instanceof PoolCommand.Flush) {
       drainIfRunning();
@@ -344,14 +388,15 @@ public final class PoolActor {
     }
   }
 
-  private void apply(PoolCommand.Apply a) {
+  /** Applies one event; {@code checkMember} is false for the stage's events (it checked them against the binding). */
+  private void apply(PoolCommand.Apply a, boolean checkMember) {
     if (state != ActorState.RUNNING) {
       counters.ignoredWhileClosed++;
       return;
     }
     MemberId member = a.member();
     RouterEvent event = a.event();
-    if (event.workerId() != member.workerId() || event.dpRank() != member.dpRank()) {
+    if (checkMember && (event.workerId() != member.workerId() || event.dpRank() != member.dpRank())) {
       reportFault(member, a.publisherId(), FaultKind.MEMBER_MISMATCH);
       return;
     }
@@ -456,7 +501,7 @@ public final class PoolActor {
   private void failQueued() {
     PoolCommand c;
     while ((c = mailbox.poll()) != null) {
-      queued.decrementAndGet();
+      room.dequeued();
       process(c);
     }
   }

@@ -3,6 +3,7 @@ package dev.kvrelay.engine.recovery;
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.engine.actor.ActorScheduler;
+import dev.kvrelay.engine.actor.PoolActor;
 import dev.kvrelay.engine.actor.PoolCommand;
 import dev.kvrelay.engine.stats.EventPlaneFaultKind;
 import dev.kvrelay.engine.stats.RecoveryStats;
@@ -21,8 +22,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Thread-safe: every public method may be called from any thread and never blocks; all recovery state
  * is confined to one serial task on the given {@link ActorScheduler} (live events reach it through a
- * lock-free bounded inbox, everything else through a control queue). Per-source recovery of one pool
- * (producer.md §3.6, runtime-inputs.md §6.3).
+ * lock-free bounded inbox, everything else through a control queue): the pool actor's own task when built by {@link
+ * #onActor} (the engine's wiring), or a task of its own in front of a {@link PoolCommandSink}. Per-source recovery
+ * of one pool (producer.md §3.6, runtime-inputs.md §6.3).
  *
  * <p>Per bound source (one {@link SourceBinding}, i.e. one publisher incarnation of a {@code (worker,
  * rank)}) it keeps an event-id cursor. Live events: unknown publisher ⇒ dropped; other member than the
@@ -89,11 +91,41 @@ public final class PoolRecovery implements AutoCloseable {
   PoolRecovery(KvPoolId pool, RecoverySettings settings, PoolCommandSink actor,
       @Nullable RequestPlaneClient requests, Semaphore relayQueryPermits, ActorScheduler scheduler,
       LongSupplier nanoTime, long inboxWaitNanos) {
+    this(pool, settings, actor, requests, relayQueryPermits, scheduler, nanoTime, inboxWaitNanos, null);
+  }
+
+  /**
+   * A recovery for {@code pool} run as {@code actor}'s ingest stage (the engine's wiring): its cursor rules run in
+   * the actor's serial task, which drains this recovery's inbox and applies each contiguous event at once ({@link
+   * PoolActor#runInline}); the inbox is the one queue between a delivery thread and the pool's single writer, and an
+   * event's member is checked once, here (counted {@code memberMismatch}). Backpressure: a full inbox parks the
+   * delivery thread (bounded), then drops and counts. Parameters as for the public constructor; {@code scheduler}
+   * must be the actor's (the recovery's timers post to its task).
+   */
+  public static PoolRecovery onActor(KvPoolId pool, RecoverySettings settings, PoolActor actor,
+      @Nullable RequestPlaneClient requests, Semaphore relayQueryPermits, ActorScheduler scheduler,
+      LongSupplier nanoTime) {
+    return onActor(pool, settings, actor, requests, relayQueryPermits, scheduler, nanoTime, INBOX_WAIT_NANOS);
+  }
+
+  /** As {@link #onActor(KvPoolId, RecoverySettings, PoolActor, RequestPlaneClient, Semaphore, ActorScheduler,
+   * LongSupplier)}, with the delivery thread's bounded wait for inbox room (tests). */
+  static PoolRecovery onActor(KvPoolId pool, RecoverySettings settings, PoolActor actor,
+      @Nullable RequestPlaneClient requests, Semaphore relayQueryPermits, ActorScheduler scheduler,
+      LongSupplier nanoTime, long inboxWaitNanos) {
+    Objects.requireNonNull(actor, "actor");
+    return new PoolRecovery(pool, settings, actor::runInline, requests, relayQueryPermits, scheduler, nanoTime,
+        inboxWaitNanos, actor);
+  }
+
+  private PoolRecovery(KvPoolId pool, RecoverySettings settings, PoolCommandSink actor,
+      @Nullable RequestPlaneClient requests, Semaphore relayQueryPermits, ActorScheduler scheduler,
+      LongSupplier nanoTime, long inboxWaitNanos, @Nullable PoolActor host) {
     this.pool = Objects.requireNonNull(pool, "pool");
     this.parts = new RecoveryParts(pool, Objects.requireNonNull(settings, "settings"),
         Objects.requireNonNull(actor, "actor"), requests,
         Objects.requireNonNull(relayQueryPermits, "relayQueryPermits"), Objects.requireNonNull(scheduler, "scheduler"),
-        Objects.requireNonNull(nanoTime, "nanoTime"), inboxWaitNanos);
+        Objects.requireNonNull(nanoTime, "nanoTime"), inboxWaitNanos, host);
     this.task = parts.task;
     this.counters = parts.counters;
   }

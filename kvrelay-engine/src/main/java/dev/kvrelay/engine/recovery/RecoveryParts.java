@@ -2,6 +2,7 @@ package dev.kvrelay.engine.recovery;
 
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.engine.actor.ActorScheduler;
+import dev.kvrelay.engine.actor.PoolActor;
 import dev.kvrelay.engine.actor.PoolCommand;
 import dev.kvrelay.engine.actor.SubmitResult;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
@@ -36,20 +37,23 @@ final class RecoveryParts {
   final PlaneFaults faults;
 
   RecoveryParts(KvPoolId pool, RecoverySettings settings, PoolCommandSink actor, @Nullable RequestPlaneClient requests,
-      Semaphore permits, ActorScheduler scheduler, LongSupplier nanoTime, long inboxWaitNanos) {
+      Semaphore permits, ActorScheduler scheduler, LongSupplier nanoTime, long inboxWaitNanos,
+      @Nullable PoolActor host) {
     this.pool = pool;
     this.settings = settings;
     this.actor = actor;
     this.requests = requests;
     this.permits = permits;
     this.nanoTime = nanoTime;
-    this.task = new RecoveryTask(pool, scheduler, actor, counters, inboxWaitNanos, this::onInbound, this::releaseHeld);
+    this.task =
+        new RecoveryTask(pool, scheduler, actor, counters, inboxWaitNanos, this::onInbound, this::releaseHeld, host);
     // The jobs only keep this wiring; none calls another before the constructor returned.
     this.lifecycle = new SourceLifecycle(this);
     this.cursor = new CursorRules(this);
     this.queries = new RecoveryQueries(this);
     this.batches = new ReplacementBatches(this);
     this.faults = new PlaneFaults(this);
+    task.start(); // last: attached, the actor's task may run this recovery's batches from now on
   }
 
   private void onInbound(EventEnvelope envelope, RouterEvent event) {

@@ -2,6 +2,7 @@ package dev.kvrelay.engine.recovery;
 
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.engine.actor.ActorScheduler;
+import dev.kvrelay.engine.actor.PoolActor;
 import dev.kvrelay.engine.actor.SerialTask;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
 import dev.kvrelay.spi.eventplane.RouterEvent;
@@ -9,6 +10,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,8 +18,12 @@ import org.slf4j.LoggerFactory;
  * Thread-safe (lock-free; nothing blocks but the bounded wait of a delivery thread on a full inbox): the serial task
  * of one pool's recovery on its {@link ActorScheduler}. Live events reach it through a bounded lock-free inbox, all
  * other work (control, timers, answers) through a control queue; the runs are a {@link SerialTask} (at most one at a
- * time, no lost wake-up), so whatever they run is confined to it. Backpressure: an inbox event stays there while the
- * pool actor has no room.
+ * time, no lost wake-up), so whatever they run is confined to it.
+ *
+ * <p>Two hosts: attached to the pool actor ({@link PoolActor#attachStage}, the engine's wiring), the runs are the
+ * actor's own task, so the inbox is the only queue between a delivery thread and the pool's single writer and its
+ * events are applied at once ({@link PoolActor#runInline}); standalone (a {@link PoolCommandSink} that is not a
+ * stage), the task is a {@link SerialTask} of its own and an inbox event stays there while the sink has no room.
  */
 final class RecoveryTask {
   private static final Logger LOG = LoggerFactory.getLogger(PoolRecovery.class);
@@ -41,13 +47,16 @@ final class RecoveryTask {
   private final BooleanSupplier releaseHeld;
   private final LiveInbox inbox = new LiveInbox(INBOX_CAPACITY);
   private final ConcurrentLinkedQueue<Runnable> control = new ConcurrentLinkedQueue<>();
-  private final SerialTask task;
+  /** The actor whose task runs this one's batches ({@link #runAttached}), or null: a {@link SerialTask} of its own. */
+  private final @Nullable PoolActor host;
+  /** Asks for a run: the own task's signal, or the actor's. */
+  private final Runnable signal;
   /** One callback object, handed to the actor on every wait for room: signals the task. */
   private final Runnable onRoom = this::kick;
   private volatile boolean closed;
 
   RecoveryTask(KvPoolId pool, ActorScheduler scheduler, PoolCommandSink actor, Counters counters, long inboxWaitNanos,
-      Inbound inbound, BooleanSupplier releaseHeld) {
+      Inbound inbound, BooleanSupplier releaseHeld, @Nullable PoolActor host) {
     this.pool = pool;
     this.scheduler = scheduler;
     this.actor = actor;
@@ -55,10 +64,26 @@ final class RecoveryTask {
     this.inboxWaitNanos = inboxWaitNanos;
     this.inbound = inbound;
     this.releaseHeld = releaseHeld;
-    this.task = new SerialTask(scheduler, this::run, e -> {
-      counters.add(Counter.TASK_FAILURES);
-      LOG.error("pool recovery {}: task failed", pool, e);
-    });
+    this.host = host;
+    if (host == null) {
+      SerialTask own = new SerialTask(scheduler, this::run, e -> {
+        counters.add(Counter.TASK_FAILURES);
+        LOG.error("pool recovery {}: task failed", pool, e);
+      });
+      this.signal = own::signal;
+    } else {
+      this.signal = host.stageSignal();
+    }
+  }
+
+  /**
+   * Starts the runs once the recovery's jobs are wired (attached: from now on the actor's task runs this recovery's
+   * batches). Called once, by the constructing thread, before the task is reachable from any other thread.
+   */
+  void start() {
+    if (host != null) {
+      host.attachStage(this::runAttached);
+    }
   }
 
   /** What the actor runs once it has room for an event held back: wakes this task. Any thread. */
@@ -142,7 +167,18 @@ final class RecoveryTask {
   }
 
   private void kick() {
-    task.signal();
+    signal.run();
+  }
+
+  /** One run as the actor's ingest stage: as {@link #run}, with a failure counted like one of the own task. */
+  private boolean runAttached() {
+    try {
+      return run();
+    } catch (RuntimeException e) {
+      counters.add(Counter.TASK_FAILURES);
+      LOG.error("pool recovery {}: task failed", pool, e);
+      return false;
+    }
   }
 
   /**

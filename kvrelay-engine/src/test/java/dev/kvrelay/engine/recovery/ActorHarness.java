@@ -17,7 +17,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 
-/** Not thread-safe: confined to the test thread. A real pool actor and a recovery on one manual scheduler. */
+/**
+ * Not thread-safe: confined to the test thread. A real pool actor and a recovery on one manual scheduler, wired as the
+ * engine wires them (the recovery runs as the actor's ingest stage).
+ */
 final class ActorHarness {
   final ManualScheduler scheduler = new ManualScheduler();
   final ManualRequestPlane plane = new ManualRequestPlane(scheduler);
@@ -31,7 +34,8 @@ final class ActorHarness {
     actor = PoolActor.start(producer, PoolActorConfig.DEFAULTS, scheduler, p -> true, faults::add);
     actor.submit(new PoolCommand.Subscribe(1, new CompletableFuture<>()));
     scheduler.runReady();
-    recovery = new PoolRecovery(RecoveryFixture.POOL, RecoverySettings.DEFAULTS, actor::submit, plane,
+    // The engine's wiring: the recovery is the actor's ingest stage (one task, one queue, one member check).
+    recovery = PoolRecovery.onActor(RecoveryFixture.POOL, RecoverySettings.DEFAULTS, actor, plane,
         new Semaphore(16), scheduler, scheduler::now);
   }
 

@@ -89,7 +89,7 @@ public final class RecoveryWakeStress {
       }
     };
     final RecoveryTask task = new RecoveryTask(pool(), recoveryScheduler, sink, new Counters(), 0L,
-        (envelope, event) -> handedOn.incrementAndGet(), () -> true);
+        (envelope, event) -> handedOn.incrementAndGet(), () -> true, null);
 
     {
       for (int i = 0; i < MAILBOX - MAILBOX / 8; i++) {
