@@ -9,9 +9,7 @@ import static org.quicktheories.generators.SourceDSL.longs;
 
 import java.lang.reflect.Method;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -68,14 +66,14 @@ class AllocationAheadTest {
               assertThat(map.lastMigrationWork).isLessThanOrEqualTo(budget);
             }
             if (map.migrating() && ++migratingOps % 7 == 0) {
-              assertIteratesOnce(map, model);
+              IncrementalGrowthTest.assertIteratesOnce(map, model);
             }
             if (++step % 61 == 0) {
               assertSameLayout(map, inline);
             }
           }
-          assertIteratesOnce(map, model);
-          assertIteratesOnce(map.copy(), model);
+          IncrementalGrowthTest.assertIteratesOnce(map, model);
+          IncrementalGrowthTest.assertIteratesOnce(map.copy(), model);
           assertSameLayout(map, inline);
           if (model.size() > 300) {
             assertThat(migratingOps).as("a migration was in progress").isPositive();
@@ -131,7 +129,7 @@ class AllocationAheadTest {
               }
               default -> {
                 if (map.migrating()) {
-                  assertOwnersIterateOnce(map, model);
+                  IncrementalGrowthTest.assertOwnersIterateOnce(map, model);
                 }
               }
             }
@@ -140,8 +138,8 @@ class AllocationAheadTest {
               assertSameOwnersLayout(map, inline);
             }
           }
-          assertOwnersIterateOnce(map, model);
-          assertOwnersIterateOnce(map.copy(), model);
+          IncrementalGrowthTest.assertOwnersIterateOnce(map, model);
+          IncrementalGrowthTest.assertOwnersIterateOnce(map.copy(), model);
           assertSameOwnersLayout(map, inline);
         });
   }
@@ -217,30 +215,5 @@ class AllocationAheadTest {
         assertThat(map.residentAt(i)).isEqualTo(reference.residentAt(i));
       }
     }
-  }
-
-  private static void assertIteratesOnce(LongLongMap map, Map<Long, Long> model) {
-    Map<Long, Long> seen = new HashMap<>();
-    for (int i = 0; i < map.indexLimit(); i++) {
-      if (map.isOccupied(i)) {
-        assertThat(seen.put(map.keyAt(i), map.valueAt(i))).as("key seen twice").isNull();
-      }
-    }
-    assertThat(seen).isEqualTo(model);
-  }
-
-  private static void assertOwnersIterateOnce(OwnersMap map, Map<Long, long[]> model) {
-    Set<Long> seen = new HashSet<>();
-    for (int i = 0; i < map.indexLimit(); i++) {
-      if (map.isOccupied(i)) {
-        long k = map.keyAt(i);
-        assertThat(seen.add(k)).as("key seen twice").isTrue();
-        long[] m = model.get(k);
-        assertThat(m).isNotNull();
-        assertThat(map.ownersAt(i)).isEqualTo(m[0]);
-        assertThat(map.residentAt(i)).isEqualTo(m[1] == 1);
-      }
-    }
-    assertThat(seen).isEqualTo(model.keySet());
   }
 }

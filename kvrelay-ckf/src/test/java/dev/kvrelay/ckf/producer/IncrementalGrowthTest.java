@@ -169,7 +169,8 @@ class IncrementalGrowthTest {
     assertThat(lineage.migrating()).isFalse();
   }
 
-  private static void assertIteratesOnce(LongLongMap map, Map<Long, Long> model) {
+  /** Asserts that iterating {@code map} by index visits each entry of {@code model} exactly once. */
+  static void assertIteratesOnce(LongLongMap map, Map<Long, Long> model) {
     Map<Long, Long> seen = new HashMap<>();
     for (int i = 0; i < map.indexLimit(); i++) {
       if (map.isOccupied(i)) {
@@ -179,7 +180,8 @@ class IncrementalGrowthTest {
     assertThat(seen).isEqualTo(model);
   }
 
-  private static void assertOwnersIterateOnce(OwnersMap map, Map<Long, long[]> model) {
+  /** As {@link #assertIteratesOnce}, for the owner-count map ({@code model}: key → {owners, resident 0/1}). */
+  static void assertOwnersIterateOnce(OwnersMap map, Map<Long, long[]> model) {
     Set<Long> seen = new HashSet<>();
     for (int i = 0; i < map.indexLimit(); i++) {
       if (map.isOccupied(i)) {

@@ -83,31 +83,7 @@ class PoolRecoveryBackpressureTest {
       assertThat(delivery.isAlive()).isFalse();
       await(() -> stats(actor).appliedEvents() == n, "every event applied");
 
-      RecoveryStats r = recovery.stats();
-      PoolActorStats a = stats(actor);
-      assertThat(r.inboxOverflows()).isZero();
-      assertThat(r.submitRejected()).isZero();
-      assertThat(r.gaps()).isZero();
-      assertThat(r.applied()).isEqualTo(n);
-      assertThat(a.mailboxFull()).isZero();
-      assertThat(a.permitsExhausted()).isZero();
-
-      CkfProducer model = CkfProducer.create(ActorHarness.config());
-      StoredBatch b = new StoredBatch();
-      for (RouterEvent e : events) {
-        if (e.data() instanceof dev.kvrelay.spi.eventplane.KvEventData.Stored st) {
-          b.reset(M.workerId(), M.dpRank());
-          b.addBlock(st.blocks().get(0).blockHash(), st.blocks().get(0).tokensHash());
-          assertThat(model.stored(b).isOk()).isTrue();
-        } else {
-          long[] hashes = ((dev.kvrelay.spi.eventplane.KvEventData.Removed) e.data()).blockHashes();
-          assertThat(model.removed(M.workerId(), M.dpRank(), hashes).isOk()).isTrue();
-        }
-      }
-      assertThat(model.copyWords()).isNotEqualTo(CkfProducer.create(ActorHarness.config()).copyWords());
-      CompletableFuture<long[]> words = new CompletableFuture<>();
-      assertThat(actor.submit(new PoolCommand.CopyWords(words)).accepted()).isTrue();
-      assertThat(words.get(10, TimeUnit.SECONDS)).isEqualTo(model.copyWords());
+      assertNothingLostAndTheTableIsTheModels(recovery, actor, events, n);
       recovery.close();
     } finally {
       stall.countDown();
@@ -116,13 +92,46 @@ class PoolRecoveryBackpressureTest {
     }
   }
 
-  private static PoolActorStats stats(PoolActor actor) {
+  /**
+   * Asserts that all {@code n} events were applied with nothing dropped, rejected or gapped, and that the actor's
+   * table equals a producer fed the same events directly (shared with {@code PoolRecoveryOnActorTest}).
+   */
+  static void assertNothingLostAndTheTableIsTheModels(PoolRecovery recovery, PoolActor actor, List<RouterEvent> events,
+      int n) throws Exception {
+    RecoveryStats r = recovery.stats();
+    PoolActorStats a = stats(actor);
+    assertThat(r.inboxOverflows()).isZero();
+    assertThat(r.submitRejected()).isZero();
+    assertThat(r.gaps()).isZero();
+    assertThat(r.applied()).isEqualTo(n);
+    assertThat(a.mailboxFull()).isZero();
+    assertThat(a.permitsExhausted()).isZero();
+
+    CkfProducer model = CkfProducer.create(ActorHarness.config());
+    StoredBatch b = new StoredBatch();
+    for (RouterEvent e : events) {
+      if (e.data() instanceof dev.kvrelay.spi.eventplane.KvEventData.Stored st) {
+        b.reset(M.workerId(), M.dpRank());
+        b.addBlock(st.blocks().get(0).blockHash(), st.blocks().get(0).tokensHash());
+        assertThat(model.stored(b).isOk()).isTrue();
+      } else {
+        long[] hashes = ((dev.kvrelay.spi.eventplane.KvEventData.Removed) e.data()).blockHashes();
+        assertThat(model.removed(M.workerId(), M.dpRank(), hashes).isOk()).isTrue();
+      }
+    }
+    assertThat(model.copyWords()).isNotEqualTo(CkfProducer.create(ActorHarness.config()).copyWords());
+    CompletableFuture<long[]> words = new CompletableFuture<>();
+    assertThat(actor.submit(new PoolCommand.CopyWords(words)).accepted()).isTrue();
+    assertThat(words.get(10, TimeUnit.SECONDS)).isEqualTo(model.copyWords());
+  }
+
+  static PoolActorStats stats(PoolActor actor) {
     CompletableFuture<PoolActorStats> reply = new CompletableFuture<>();
     actor.submit(new PoolCommand.Stats(reply));
     return reply.orTimeout(10, TimeUnit.SECONDS).join();
   }
 
-  private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+  static void await(BooleanSupplier condition, String what) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (!condition.getAsBoolean()) {
       assertThat(System.nanoTime()).as(what).isLessThan(deadline);

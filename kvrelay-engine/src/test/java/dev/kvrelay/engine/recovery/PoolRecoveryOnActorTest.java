@@ -89,31 +89,8 @@ class PoolRecoveryOnActorTest {
       assertThat(delivery.isAlive()).isFalse();
       await(() -> stats(actor).appliedEvents() == n, "every event applied");
 
-      RecoveryStats r = recovery.stats();
-      PoolActorStats a = stats(actor);
-      assertThat(r.inboxOverflows()).isZero();
-      assertThat(r.submitRejected()).isZero();
-      assertThat(r.gaps()).isZero();
-      assertThat(r.applied()).isEqualTo(n);
-      assertThat(a.mailboxFull()).isZero();
-      assertThat(a.permitsExhausted()).isZero();
+      PoolRecoveryBackpressureTest.assertNothingLostAndTheTableIsTheModels(recovery, actor, events, n);
       assertThat(faults).isEmpty();
-
-      CkfProducer model = CkfProducer.create(ActorHarness.config());
-      StoredBatch b = new StoredBatch();
-      for (RouterEvent e : events) {
-        if (e.data() instanceof KvEventData.Stored st) {
-          b.reset(M.workerId(), M.dpRank());
-          b.addBlock(st.blocks().get(0).blockHash(), st.blocks().get(0).tokensHash());
-          assertThat(model.stored(b).isOk()).isTrue();
-        } else {
-          long[] hashes = ((KvEventData.Removed) e.data()).blockHashes();
-          assertThat(model.removed(M.workerId(), M.dpRank(), hashes).isOk()).isTrue();
-        }
-      }
-      CompletableFuture<long[]> words = new CompletableFuture<>();
-      assertThat(actor.submit(new PoolCommand.CopyWords(words)).accepted()).isTrue();
-      assertThat(words.get(10, TimeUnit.SECONDS)).isEqualTo(model.copyWords());
       recovery.close();
     } finally {
       stall.countDown();
@@ -195,16 +172,10 @@ class PoolRecoveryOnActorTest {
   }
 
   private static PoolActorStats stats(PoolActor actor) {
-    CompletableFuture<PoolActorStats> reply = new CompletableFuture<>();
-    actor.submit(new PoolCommand.Stats(reply));
-    return reply.orTimeout(10, TimeUnit.SECONDS).join();
+    return PoolRecoveryBackpressureTest.stats(actor);
   }
 
   private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime()).as(what).isLessThan(deadline);
-      Thread.sleep(1);
-    }
+    PoolRecoveryBackpressureTest.await(condition, what);
   }
 }
