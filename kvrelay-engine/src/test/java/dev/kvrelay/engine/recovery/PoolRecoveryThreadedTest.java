@@ -6,7 +6,7 @@ import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.engine.actor.ExecutorActorScheduler;
 import dev.kvrelay.engine.actor.PoolCommand;
 import dev.kvrelay.engine.actor.SubmitResult;
-import dev.kvrelay.engine.stats.SourceRecoveryState;
+import dev.kvrelay.engine.stats.PoolStats.SourceRecoveryState;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
 import dev.kvrelay.spi.eventplane.EventTopics;
 import dev.kvrelay.spi.eventplane.InMemoryRequestPlane;
