@@ -80,14 +80,31 @@ public final class CkfAddressing {
 
   /** Packed (fingerprint, bucketA, bucketB) of a canonical hash; see the class comment. */
   public long prepare(long canonicalHash) {
-    long mixed = xxh3.hashLong(canonicalHash);
-    int fp = (int) (mixed & 0xFFFF);
-    if (fp == 0) {
-      fp = 1;
-    }
-    int a = (int) (mixed >>> 16) & mask;
+    long mixed = mix(canonicalHash);
+    int fp = fingerprintOfMix(mixed);
+    int a = bucketAOfMix(mixed);
     int b = a ^ delta(fp);
     return fp | ((long) a << 16) | ((long) b << 40);
+  }
+
+  /**
+   * {@code mixed = XXH3_64(LE64(canonicalHash), seed)}, from which {@link #fingerprintOfMix(long)} and
+   * {@link #bucketAOfMix(long)} cut the fingerprint and bucket A. A lookup that may stop at bucket A uses these
+   * instead of {@link #prepare(long)}, which also computes bucket B (one more dependent load, of the delta table).
+   */
+  public long mix(long canonicalHash) {
+    return xxh3.hashLong(canonicalHash);
+  }
+
+  /** The non-zero fingerprint of a {@link #mix(long)} value: its low 16 bits, 0 mapped to 1 (branch-free). */
+  public static int fingerprintOfMix(long mixed) {
+    int fp = (int) mixed & 0xFFFF;
+    return fp | ((fp - 1) >>> 31);
+  }
+
+  /** Bucket A of a {@link #mix(long)} value. */
+  public int bucketAOfMix(long mixed) {
+    return (int) (mixed >>> 16) & mask;
   }
 
   /**
@@ -113,7 +130,7 @@ public final class CkfAddressing {
 
   private int delta(int fp) {
     int d = rawDelta[fp] & mask;
-    return d == 0 ? 1 : d;
+    return d | ((d - 1) >>> 31); // 0 mapped to 1, branch-free: d - 1 is negative only for d == 0
   }
 
   /** Fingerprint field of a packed address. */

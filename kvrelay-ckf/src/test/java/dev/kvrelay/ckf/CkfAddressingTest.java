@@ -48,6 +48,23 @@ class CkfAddressingTest {
     }
   }
 
+  @Test
+  void mixedHashCutsFingerprintAndBucketAAsPrepareDoes() {
+    // §1.2 on the raw XXH3 value: fp = low 16 bits with 0 -> 1, bucket A = bits 16.. masked.
+    CkfAddressing addr = CkfAddressing.of(CkfFormat.of(TEST_SEED, 1 << 20));
+    for (long m : new long[] {0L, 0xFFFF_0000L, 0x1_0000L, 0xABCD_0001L, -1L, 0x8000_0000_0000_0000L}) {
+      long low = m & 0xFFFF;
+      assertThat(CkfAddressing.fingerprintOfMix(m)).as("fp of 0x%x", m).isEqualTo(low == 0 ? 1 : (int) low);
+      assertThat(addr.bucketAOfMix(m)).as("bucket A of 0x%x", m).isEqualTo((int) ((m >>> 16) & ((1 << 20) - 1)));
+    }
+    for (long h = 0; h < 10_000; h++) {
+      long p = addr.prepare(h);
+      long m = addr.mix(h);
+      assertThat(CkfAddressing.fingerprintOfMix(m)).isEqualTo(CkfAddressing.fingerprint(p));
+      assertThat(addr.bucketAOfMix(m)).isEqualTo(CkfAddressing.bucketA(p));
+    }
+  }
+
   private static void assertAddress(CkfAddressing addr, String hash, int fp, int a, int b) {
     long h = hash.startsWith("0x") ? Long.parseUnsignedLong(hash.substring(2), 16) : Long.parseUnsignedLong(hash);
     long p = addr.prepare(h);
