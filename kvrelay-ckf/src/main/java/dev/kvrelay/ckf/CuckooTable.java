@@ -52,7 +52,7 @@ public final class CuckooTable {
     return create(CkfAddressing.of(format), maxKicks);
   }
 
-  /** As {@link #create(CkfFormat, int)}, reusing an existing addressing (and its delta cache). */
+  /** As {@link #create(CkfFormat, int)}, reusing an existing addressing. */
   public static CuckooTable create(CkfAddressing addressing, int maxKicks) throws CkfConfigException {
     return new CuckooTable(addressing, CkfSizing.validateMaxKicks(maxKicks));
   }
@@ -99,7 +99,7 @@ public final class CuckooTable {
 
   /** True if the fingerprint of {@code canonicalHash} is in either of its buckets. */
   public boolean contains(long canonicalHash) {
-    // Bucket B (its delta-table load) is derived only when bucket A does not hold the fingerprint.
+    // Bucket B (the delta hash) is derived only when bucket A does not hold the fingerprint.
     long mixed = addressing.mix(canonicalHash);
     int fp = CkfAddressing.fingerprintOfMix(mixed);
     int a = addressing.bucketAOfMix(mixed);

@@ -3,6 +3,7 @@ package dev.kvrelay.ckf;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.api.CkfFormat;
+import dev.kvrelay.ckf.hashing.Xxh3;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
@@ -62,6 +63,24 @@ class CkfAddressingTest {
       long m = addr.mix(h);
       assertThat(CkfAddressing.fingerprintOfMix(m)).isEqualTo(CkfAddressing.fingerprint(p));
       assertThat(addr.bucketAOfMix(m)).isEqualTo(CkfAddressing.bucketA(p));
+    }
+  }
+
+  @Test
+  void inlineDeltaHashEqualsTheLibrarysXxh3OfTheTwoFingerprintBytesForEveryFingerprint() {
+    // delta(fp) = XXH3_64(LE16(fp), seed ^ GOLDEN) & mask, 0 -> 1 (§1.2), through hash4j's byte-array path.
+    for (long seed : new long[] {CkfFormat.DEFAULT_SEED, TEST_SEED, 0L, -1L, CkfAddressing.GOLDEN}) {
+      Xxh3 library = Xxh3.withSeed(seed ^ CkfAddressing.GOLDEN);
+      CkfAddressing wide = CkfAddressing.of(CkfFormat.of(seed, 1 << 24));
+      CkfAddressing two = CkfAddressing.of(CkfFormat.of(seed, 2));
+      for (int fp = 0; fp < 1 << 16; fp++) {
+        long h = library.hashShort(fp);
+        int wideDelta = (int) (h & 0xFF_FFFF);
+        assertThat(wide.alternate(0, fp)).as("seed %d fp %d, B = 2^24", seed, fp)
+            .isEqualTo(wideDelta == 0 ? 1 : wideDelta);
+        assertThat(two.alternate(0, fp)).as("seed %d fp %d, B = 2 (delta 0 maps to 1)", seed, fp).isEqualTo(1);
+        assertThat(wide.alternate(wide.alternate(12_345, fp), fp)).isEqualTo(12_345);
+      }
     }
   }
 
