@@ -52,7 +52,7 @@ public final class CuckooTable {
     return create(CkfAddressing.of(format), maxKicks);
   }
 
-  /** As {@link #create(CkfFormat, int)}, reusing an existing addressing (and its delta cache). */
+  /** As {@link #create(CkfFormat, int)}, reusing an existing addressing. */
   public static CuckooTable create(CkfAddressing addressing, int maxKicks) throws CkfConfigException {
     return new CuckooTable(addressing, CkfSizing.validateMaxKicks(maxKicks));
   }
@@ -99,10 +99,14 @@ public final class CuckooTable {
 
   /** True if the fingerprint of {@code canonicalHash} is in either of its buckets. */
   public boolean contains(long canonicalHash) {
-    long p = addressing.prepare(canonicalHash);
-    int fp = CkfAddressing.fingerprint(p);
-    return PackedBucket.contains(words[CkfAddressing.bucketA(p)], fp)
-        || PackedBucket.contains(words[CkfAddressing.bucketB(p)], fp);
+    // Bucket B (the delta hash) is derived only when bucket A does not hold the fingerprint.
+    long mixed = addressing.mix(canonicalHash);
+    int fp = CkfAddressing.fingerprintOfMix(mixed);
+    int a = addressing.bucketAOfMix(mixed);
+    long[] w = words;
+    long pattern = PackedBucket.pattern(fp);
+    return PackedBucket.containsPattern(w[a], pattern)
+        || PackedBucket.containsPattern(w[addressing.alternate(a, fp)], pattern);
   }
 
   /**
@@ -112,7 +116,15 @@ public final class CuckooTable {
    *     in which case the table is unchanged and nothing is reported
    */
   public boolean insert(long canonicalHash, WriteObserver observer) {
-    return insertPacked(addressing.prepare(canonicalHash), maxKicks, observer);
+    // Bucket B is derived only when bucket A is full (most inserts below the design load stop at A).
+    long mixed = addressing.mix(canonicalHash);
+    int fp = CkfAddressing.fingerprintOfMix(mixed);
+    int a = addressing.bucketAOfMix(mixed);
+    if (placeInLowestEmpty(a, fp, observer)) {
+      occupiedSlots++;
+      return true;
+    }
+    return insertAfterFullA(fp, a, addressing.alternate(a, fp), maxKicks, observer);
   }
 
   /**
@@ -164,8 +176,16 @@ public final class CuckooTable {
   private boolean insertPacked(long p, int kicks, WriteObserver observer) {
     int fp = CkfAddressing.fingerprint(p);
     int a = CkfAddressing.bucketA(p);
-    int b = CkfAddressing.bucketB(p);
-    if (placeInLowestEmpty(a, fp, observer) || placeInLowestEmpty(b, fp, observer)) {
+    if (placeInLowestEmpty(a, fp, observer)) {
+      occupiedSlots++;
+      return true;
+    }
+    return insertAfterFullA(fp, a, CkfAddressing.bucketB(p), kicks, observer);
+  }
+
+  /** Steps 2 (bucket B) to 5 of ckf-cbi1.md §3.1 for a fingerprint whose bucket A has no empty slot. */
+  private boolean insertAfterFullA(int fp, int a, int b, int kicks, WriteObserver observer) {
+    if (placeInLowestEmpty(b, fp, observer)) {
       occupiedSlots++;
       return true;
     }
@@ -218,7 +238,14 @@ public final class CuckooTable {
    *     caller); the table is then unchanged
    */
   public boolean remove(long canonicalHash, WriteObserver observer) {
-    return removePacked(addressing.prepare(canonicalHash), observer);
+    long mixed = addressing.mix(canonicalHash);
+    int fp = CkfAddressing.fingerprintOfMix(mixed);
+    int a = addressing.bucketAOfMix(mixed);
+    if (clearFirst(a, fp, observer) || clearFirst(addressing.alternate(a, fp), fp, observer)) {
+      occupiedSlots--;
+      return true;
+    }
+    return false;
   }
 
   /**

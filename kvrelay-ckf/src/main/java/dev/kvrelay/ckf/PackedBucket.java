@@ -57,7 +57,20 @@ public final class PackedBucket {
 
   /** True if any slot of {@code word} equals the non-zero {@code fingerprint}. */
   public static boolean contains(long word, int fingerprint) {
-    long x = word ^ (LANE_ONES * (fingerprint & SLOT_MASK));
+    return containsPattern(word, pattern(fingerprint));
+  }
+
+  /** The low 16 bits of {@code fingerprint} repeated in all four slots, for {@link #containsPattern}. */
+  public static long pattern(int fingerprint) {
+    return LANE_ONES * (fingerprint & SLOT_MASK);
+  }
+
+  /**
+   * True if any slot of {@code word} equals the slot value repeated in {@code pattern} (from {@link #pattern(int)}
+   * of a non-zero fingerprint); lets a caller testing two buckets build the pattern once.
+   */
+  public static boolean containsPattern(long word, long pattern) {
+    long x = word ^ pattern;
     return ((x - LANE_ONES) & ~x & LANE_HIGHS) != 0;
   }
 

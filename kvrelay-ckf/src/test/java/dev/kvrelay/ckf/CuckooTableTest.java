@@ -364,6 +364,37 @@ class CuckooTableTest {
   }
 
   @Test
+  void containsIsASlotScanOfBothBucketsOfThePreparedAddress() {
+    // §3.3 literally: any of the 8 slots of bucket A and bucket B equals fp. contains() derives bucket B only
+    // when A misses, from the mixed hash instead of prepare(); small tables make B and alternate hits common.
+    qt().withExamples(200)
+        .forAll(lists().of(longs().between(0, 200)).ofSizeBetween(1, 80), integers().between(1, 4), longs().all())
+        .checkAssert((inserted, log2, seed) -> {
+          CuckooTable table;
+          try {
+            table = CuckooTable.create(CkfFormat.of(seed, 1 << log2), 8);
+          } catch (CkfConfigException e) {
+            throw new AssertionError(e);
+          }
+          for (long h : inserted) {
+            table.insert(h, CuckooTable.IGNORE_WRITES);
+          }
+          CkfAddressing addressing = table.addressing();
+          for (long h = 0; h <= 200; h++) {
+            long p = addressing.prepare(h);
+            int fp = CkfAddressing.fingerprint(p);
+            boolean scan = false;
+            for (int bucket : new int[] {CkfAddressing.bucketA(p), CkfAddressing.bucketB(p)}) {
+              for (int slot = 0; slot < PackedBucket.SLOTS; slot++) {
+                scan |= (int) (table.word(bucket) >>> (16 * slot) & 0xFFFF) == fp;
+              }
+            }
+            assertThat(table.contains(h)).as("hash %d", h).isEqualTo(scan);
+          }
+        });
+  }
+
+  @Test
   void preparedAddressEntryPointsMatchTheCanonicalHashOnes() {
     qt().withExamples(200)
         .forAll(lists().of(longs().between(0, 63)).ofSizeBetween(1, 120), integers().between(1, 3))

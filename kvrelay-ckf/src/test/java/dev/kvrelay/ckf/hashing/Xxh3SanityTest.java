@@ -22,7 +22,7 @@ class Xxh3SanityTest {
    * Decision pinned: ckf-cbi1.md §10 "Decision needed — Java XXH3 library": hash4j (behind {@link Xxh3})
    * is the choice, and it must pass the §8.1 (upstream) and §8.3 (computed) addressing vectors and the
    * unseeded empty-input value. The addressing formula of §1.2 is written out here over the facade, so
-   * the library is pinned independently of {@code CkfAddressing} and its delta cache.
+   * the library is pinned independently of {@code CkfAddressing} and its inline delta hash.
    */
   @ParameterizedTest(name = "seed {0}, B {1}, hash {2} -> ({3}, {4}, {5})")
   @CsvSource({
