@@ -28,8 +28,9 @@ final class TouchAhead {
 
   /**
    * Prepares the CKF address of each of the {@code n} blocks whose canonical hashes {@code prep} chained
-   * (before it classifies them), and touches in one round the lineage home slot of every block (key and
-   * value for the first {@link CkfProducer#TOUCH_AHEAD}, key only beyond) and the owners-map home slot and
+   * (before it classifies them), and touches in one round the lineage slots of every block (the expected
+   * insertion walk from its home, {@link LongLongMap#touchRun}, for the first {@link CkfProducer#TOUCH_AHEAD};
+   * the home key only beyond) and the owners-map home slot and
    * both candidate buckets of the first {@link CkfProducer#TOUCH_AHEAD} (the rest are touched one window
    * ahead while applying, see {@link #touchStored}). Returns the addresses: scratch, valid until the next
    * call.
@@ -48,7 +49,7 @@ final class TouchAhead {
     if (lineage != null) {
       // The classification reads these first; beyond the window its lookups still overlap.
       for (int i = 0; i < ahead; i++) {
-        sink ^= lineage.touch(event.rawExternalHash(i));
+        sink ^= lineage.touchRun(event.rawExternalHash(i));
       }
       for (int i = ahead; i < n; i++) {
         sink ^= lineage.touchKey(event.rawExternalHash(i));
@@ -63,20 +64,21 @@ final class TouchAhead {
 
   /**
    * Touches the owners-map home slot and both candidate buckets of Stored block {@code i}, and for a new
-   * mapping its lineage home slot.
+   * mapping its lineage insertion walk ({@link LongLongMap#touchRun}).
    */
   void touchStored(OwnersMap owners, CuckooTable table, StoredPreparation prep, @Nullable LongLongMap lineage,
       StoredBatch event, long[] packed, int i) {
     long sink = owners.touch(prep.canonical(i)) ^ table.touch(packed[i]);
     if (lineage != null && prep.kind(i) == StoredPreparation.NEW_MAPPING) {
-      sink ^= lineage.touch(event.rawExternalHash(i));
+      sink ^= lineage.touchRun(event.rawExternalHash(i));
     }
     touchSink ^= sink;
   }
 
   /**
    * One removal chunk {@code hashes[start, end)} (at most {@link CkfProducer#TOUCH_AHEAD} ids) in three
-   * tight passes: touches every id's lineage home slot; resolves each known id (the lookups now overlap),
+   * tight passes: touches every id's lineage slots (its home and the walk a removal's backward shift is
+   * expected to read, {@link LongLongMap#touchRun}); resolves each known id (the lookups now overlap),
    * recording its canonical hash and prepared address for {@link #removalPacked}; then touches the
    * owners-map home slot and both candidate buckets of every resolved id. The last pass does nothing but
    * issue loads, so the misses of the whole chunk are in flight together.
@@ -85,7 +87,7 @@ final class TouchAhead {
       long[] hashes, int start, int end) {
     long sink = 0;
     for (int i = start; i < end; i++) {
-      sink ^= lineage.touch(hashes[i]);
+      sink ^= lineage.touchRun(hashes[i]);
     }
     for (int i = start; i < end; i++) {
       int l = lineage.indexOf(hashes[i]);
