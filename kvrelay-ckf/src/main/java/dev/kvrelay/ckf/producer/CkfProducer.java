@@ -105,11 +105,16 @@ public final class CkfProducer {
     long worker = event.workerId();
     int rank = event.dpRank();
     LongLongMap lineage = members.get(worker, rank);
-    CkfOutcome prepared = preparation.prepare(event, lineage);
-    if (prepared != CkfOutcome.OK) {
-      return countRejection(prepared);
+    CkfOutcome chained = preparation.chain(event, lineage);
+    if (chained != CkfOutcome.OK) {
+      return countRejection(chained);
     }
+    // The blocks' lineage, owners and table lines are touched together, before the classification reads them.
     long[] packed = ahead.prepareStored(addressing, owners, table, preparation, lineage, event, n);
+    CkfOutcome classified = preparation.classify(event, lineage);
+    if (classified != CkfOutcome.OK) {
+      return countRejection(classified);
+    }
     if (preparation.ownerCountFull(owners, n)) {
       return countRejection(CkfOutcome.OWNERSHIP_DEGREE_OVERFLOW);
     }

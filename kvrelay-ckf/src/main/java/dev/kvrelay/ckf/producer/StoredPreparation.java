@@ -5,8 +5,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Not thread-safe: reusable scratch confined to the pool actor. The validation half of a Stored event:
- * resolves the parent, computes each block's canonical hash and classifies it as a new mapping or a
- * re-offer, without touching any state. Allocation-free once its arrays fit the largest batch.
+ * resolves the parent and computes each block's canonical hash ({@link #chain}), then classifies each block
+ * as a new mapping or a re-offer ({@link #classify}), without changing any state. Allocation-free once its arrays fit the largest batch.
  */
 final class StoredPreparation {
   static final byte NEW_MAPPING = 1;
@@ -16,14 +16,24 @@ final class StoredPreparation {
   private byte[] kinds = new byte[64];
   /** External ids first mapped earlier in the current batch; empty between calls. */
   private final LongLongMap batchMappings = new LongLongMap(64);
-  /** Sink of the lineage touches, so that they are not optimised away; meaningless otherwise. */
-  private long touched;
 
   /**
-   * Prepares {@code event} against {@code lineage} (the member's lineage, or null if it has none).
-   * On {@link CkfOutcome#OK} {@link #canonical(int)} and {@link #kind(int)} describe every block.
+   * Prepares {@code event} against {@code lineage}: {@link #chain} then {@link #classify}. On
+   * {@link CkfOutcome#OK} {@link #canonical(int)} and {@link #kind(int)} describe every block.
    */
   CkfOutcome prepare(StoredBatch event, @Nullable LongLongMap lineage) {
+    CkfOutcome chained = chain(event, lineage);
+    return chained != CkfOutcome.OK ? chained : classify(event, lineage);
+  }
+
+  /**
+   * The first half of preparing {@code event} against {@code lineage} (the member's lineage, or null if it
+   * has none): resolves the parent and computes every block's canonical hash, reading no state but the
+   * parent's lineage entry, so that a caller can touch the blocks' state (whose addresses depend on these
+   * hashes) before {@link #classify} looks it up. On {@link CkfOutcome#OK} {@link #canonical(int)} holds
+   * every block's hash.
+   */
+  CkfOutcome chain(StoredBatch event, @Nullable LongLongMap lineage) {
     int n = event.size();
     ensureCapacity(n);
     long parent = 0;
@@ -38,21 +48,28 @@ final class StoredPreparation {
     } else if (event.hasStartPosition() && event.startPosition() != 0) {
       return CkfOutcome.INVALID_BLOCK_SEQUENCE;
     }
-    if (lineage != null) {
-      // Issue every block's lineage miss before the dependent hash chain and lookups below.
-      long sink = 0;
-      for (int j = 0; j < n; j++) {
-        sink ^= lineage.touchKey(event.rawExternalHash(j));
-      }
-      touched ^= sink;
+    long[] c = canonical;
+    for (int i = 0; i < n; i++) {
+      long tokens = event.rawTokensHash(i);
+      parent = chained ? SequenceHash.child(parent, tokens) : SequenceHash.root(tokens);
+      chained = true;
+      c[i] = parent;
     }
+    return CkfOutcome.OK;
+  }
+
+  /**
+   * The second half, after an {@link CkfOutcome#OK} {@link #chain} of the same event: classifies each block
+   * as a new mapping or a re-offer ({@link CkfOutcome#INVALID_BLOCK_SEQUENCE} if a known external id maps to
+   * another hash), without changing any state. On {@link CkfOutcome#OK} {@link #kind(int)} describes every
+   * block.
+   */
+  CkfOutcome classify(StoredBatch event, @Nullable LongLongMap lineage) {
+    int n = event.size();
     CkfOutcome result = CkfOutcome.OK;
     int i = 0;
     for (; i < n; i++) {
-      long tokens = event.rawTokensHash(i);
-      long c = chained ? SequenceHash.child(parent, tokens) : SequenceHash.root(tokens);
-      parent = c;
-      chained = true;
+      long c = canonical[i];
       long external = event.rawExternalHash(i);
       int known = lineage == null ? LongLongMap.MISSING : lineage.indexOf(external);
       if (lineage != null && known != LongLongMap.MISSING) {
@@ -74,7 +91,6 @@ final class StoredPreparation {
           kinds[i] = NEW_MAPPING;
         }
       }
-      canonical[i] = c;
     }
     for (int j = 0; j < i; j++) {
       if (kinds[j] == NEW_MAPPING) {
@@ -85,7 +101,7 @@ final class StoredPreparation {
   }
 
   /**
-   * After an {@link CkfOutcome#OK} {@link #prepare} of {@code n} blocks: true if a new mapping's hash
+   * After an {@link CkfOutcome#OK} {@link #classify} of {@code n} blocks: true if a new mapping's hash
    * already has {@code u32::MAX} owners ({@code OWNERSHIP_DEGREE_OVERFLOW}). Reads {@code owners} only.
    */
   boolean ownerCountFull(OwnersMap owners, int n) {
@@ -106,11 +122,6 @@ final class StoredPreparation {
 
   byte kind(int i) {
     return kinds[i];
-  }
-
-  /** The accumulated touch sink (keeps the touches observable; no meaning). */
-  long touchSink() {
-    return touched;
   }
 
   private void ensureCapacity(int n) {

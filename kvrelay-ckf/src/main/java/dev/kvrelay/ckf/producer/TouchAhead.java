@@ -27,9 +27,13 @@ final class TouchAhead {
   private long touchSink;
 
   /**
-   * Prepares the CKF address of each of the {@code n} blocks of {@code prep} and touches the state of the
-   * first {@link CkfProducer#TOUCH_AHEAD} (the rest are touched one window ahead while applying, see
-   * {@link #touchStored}). Returns the addresses: scratch, valid until the next call.
+   * Prepares the CKF address of each of the {@code n} blocks whose canonical hashes {@code prep} chained
+   * (before it classifies them), and touches in one round the lineage slots of every block (the expected
+   * insertion walk from its home, {@link LongLongMap#touchRun}, for the first {@link CkfProducer#TOUCH_AHEAD};
+   * the home key only beyond) and the owners-map home slot and
+   * both candidate buckets of the first {@link CkfProducer#TOUCH_AHEAD} (the rest are touched one window
+   * ahead while applying, see {@link #touchStored}). Returns the addresses: scratch, valid until the next
+   * call.
    */
   long[] prepareStored(CkfAddressing addressing, OwnersMap owners, CuckooTable table, StoredPreparation prep,
       @Nullable LongLongMap lineage, StoredBatch event, int n) {
@@ -41,36 +45,49 @@ final class TouchAhead {
       packed[i] = addressing.prepare(prep.canonical(i));
     }
     int ahead = Math.min(n, CkfProducer.TOUCH_AHEAD);
-    for (int i = 0; i < ahead; i++) {
-      touchStored(owners, table, prep, lineage, event, packed, i);
+    long sink = 0;
+    if (lineage != null) {
+      // The classification reads these first; beyond the window its lookups still overlap.
+      for (int i = 0; i < ahead; i++) {
+        sink ^= lineage.touchRun(event.rawExternalHash(i));
+      }
+      for (int i = ahead; i < n; i++) {
+        sink ^= lineage.touchKey(event.rawExternalHash(i));
+      }
     }
+    for (int i = 0; i < ahead; i++) {
+      sink ^= owners.touch(prep.canonical(i)) ^ table.touch(packed[i]);
+    }
+    touchSink ^= sink;
     return packed;
   }
 
   /**
    * Touches the owners-map home slot and both candidate buckets of Stored block {@code i}, and for a new
-   * mapping its lineage home slot.
+   * mapping its lineage insertion walk ({@link LongLongMap#touchRun}).
    */
   void touchStored(OwnersMap owners, CuckooTable table, StoredPreparation prep, @Nullable LongLongMap lineage,
       StoredBatch event, long[] packed, int i) {
     long sink = owners.touch(prep.canonical(i)) ^ table.touch(packed[i]);
     if (lineage != null && prep.kind(i) == StoredPreparation.NEW_MAPPING) {
-      sink ^= lineage.touch(event.rawExternalHash(i));
+      sink ^= lineage.touchRun(event.rawExternalHash(i));
     }
     touchSink ^= sink;
   }
 
   /**
-   * One removal chunk {@code hashes[start, end)} (at most {@link CkfProducer#TOUCH_AHEAD} ids): touches
-   * every id's lineage home slot, then resolves each known id (lookups now overlap) and touches its
-   * owners-map home slot and both candidate buckets, recording the canonical hash and its prepared address
-   * for {@link #removalPacked}.
+   * One removal chunk {@code hashes[start, end)} (at most {@link CkfProducer#TOUCH_AHEAD} ids) in three
+   * tight passes: touches every id's lineage slots (its home and the walk a removal's backward shift is
+   * expected to read, {@link LongLongMap#touchRun}); resolves each known id (the lookups now overlap),
+   * recording its canonical hash and prepared address for {@link #removalPacked}; then touches the
+   * owners-map home slot and both candidate buckets of every resolved id. The last pass does nothing but
+   * issue loads, so the misses of the whole chunk are in flight together.
    */
   void touchRemovals(CkfAddressing addressing, OwnersMap owners, CuckooTable table, LongLongMap lineage,
       long[] hashes, int start, int end) {
     long sink = 0;
     for (int i = start; i < end; i++) {
-      sink ^= lineage.touch(hashes[i]);
+      sink ^= lineage.touchRun(hashes[i]);
     }
     for (int i = start; i < end; i++) {
       int l = lineage.indexOf(hashes[i]);
@@ -80,10 +97,14 @@ final class TouchAhead {
         continue;
       }
       long canonical = lineage.valueAt(l);
-      long packed = addressing.prepare(canonical);
       removalCanonical[i - start] = canonical;
-      removalPacked[i - start] = packed;
-      sink ^= owners.touch(canonical) ^ table.touch(packed);
+      removalPacked[i - start] = addressing.prepare(canonical);
+    }
+    for (int j = 0, n = end - start; j < n; j++) {
+      long packed = removalPacked[j];
+      if (packed != NOT_PREPARED) {
+        sink ^= owners.touch(removalCanonical[j]) ^ table.touch(packed);
+      }
     }
     touchSink ^= sink;
   }
