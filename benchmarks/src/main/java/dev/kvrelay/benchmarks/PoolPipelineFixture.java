@@ -27,8 +27,8 @@ import dev.kvrelay.engine.hub.HubRegistry;
 import dev.kvrelay.engine.hub.HubSettings;
 import dev.kvrelay.engine.hub.HubSlot;
 import dev.kvrelay.engine.hub.HubSource;
-import dev.kvrelay.engine.stats.HubRegistryStats;
-import dev.kvrelay.engine.stats.PoolActorStats;
+import dev.kvrelay.engine.stats.PoolStats;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import dev.kvrelay.engine.wire.PoolFrame;
 import dev.kvrelay.engine.wire.RelayStream;
 import dev.kvrelay.spi.eventplane.KvEventData;
@@ -349,8 +349,8 @@ final class PoolPipelineFixture {
   // ------------------------------------------------------------------ checks and shutdown
 
   /** The actor's counters (through its mailbox). */
-  PoolActorStats actorStats() throws Exception {
-    CompletableFuture<PoolActorStats> f = new CompletableFuture<>();
+  PoolStats.Actor actorStats() throws Exception {
+    CompletableFuture<PoolStats.Actor> f = new CompletableFuture<>();
     submit(new PoolCommand.Stats(f));
     return f.get(10, TimeUnit.SECONDS);
   }
@@ -361,9 +361,9 @@ final class PoolPipelineFixture {
    * (all deltas were published on the one lease the first subscriber opened, at wire sequence 0).
    */
   void check() throws Exception {
-    PoolActorStats a = actorStats();
+    PoolStats.Actor a = actorStats();
     CkfProducerStats p = a.producer();
-    HubRegistryStats h = registry.stats();
+    RelayEngineStats.Hubs h = registry.stats();
     if (p.mappings() != EXPECTED_BLOCKS || p.residentCount() != EXPECTED_BLOCKS || p.capacityFailures() != 0
         || p.parentNotFound() != 0 || p.unknownRemovals() != 0 || p.invariantViolations() != 0 || p.fenced()
         || a.faults() != 0 || a.lags() != 0 || a.listenerErrors() != 0 || a.mailboxFull() != 0

@@ -4,11 +4,8 @@ import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.engine.actor.PoolCommand;
 import dev.kvrelay.engine.hub.HubRegistry;
-import dev.kvrelay.engine.stats.HubRegistryStats;
-import dev.kvrelay.engine.stats.LoadCounters;
-import dev.kvrelay.engine.stats.PoolActorStats;
-import dev.kvrelay.engine.stats.StreamStats;
-import dev.kvrelay.engine.stats.WanStreamStats;
+import dev.kvrelay.engine.stats.PoolStats;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import dev.kvrelay.engine.stream.RelayAdmission;
 import dev.kvrelay.engine.stream.WindowBroadcastStats;
 import dev.kvrelay.engine.wan.KvPoolLoadEntry;
@@ -49,7 +46,7 @@ final class EngineQueries {
   RelayEngineStats stats() {
     List<PoolStats> pools = new ArrayList<>();
     // The load aggregators are confined to the control thread: their counters are read there, with the list.
-    List<Map.Entry<PoolRuntime, LoadCounters>> runtimes;
+    List<Map.Entry<PoolRuntime, PoolStats.Load>> runtimes;
     try {
       runtimes = control.submit(() -> host.runtimes().stream()
           .map(r -> Map.entry(r, r.load.counters())).toList()).get(5, TimeUnit.SECONDS);
@@ -59,12 +56,12 @@ final class EngineQueries {
     } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
       runtimes = List.of();
     }
-    for (Map.Entry<PoolRuntime, LoadCounters> entry : runtimes) {
+    for (Map.Entry<PoolRuntime, PoolStats.Load> entry : runtimes) {
       PoolRuntime r = entry.getKey();
-      PoolActorStats actor = r.actorStats(5_000);
+      PoolStats.Actor actor = r.actorStats(5_000);
       pools.add(new PoolStats(r.descriptor, actor, r.recovery.stats(), entry.getValue()));
     }
-    HubRegistryStats hubStats = hubs.stats();
+    RelayEngineStats.Hubs hubStats = hubs.stats();
     HostCounters c = host.counters();
     return new RelayEngineStats(identity, publication.catalog().revision(),
         publication.readinessWatch.current().revision(), pools, hubStats, c.reconciles.sum(), c.poolStarts.sum(),
@@ -76,7 +73,7 @@ final class EngineQueries {
   }
 
   /** The per-stream-type gauges and counters (wan-grpc §8); the pool stream's lag comes from the hubs. */
-  private WanStreamStats streamStats(HubRegistryStats hubStats) {
+  private RelayEngineStats.Streams streamStats(RelayEngineStats.Hubs hubStats) {
     WindowBroadcastStats load = publication.loadBroadcast.stats();
     WindowBroadcastStats servingLoad = publication.servingLoadBroadcast.stats();
     int degraded = 0;
@@ -85,12 +82,14 @@ final class EngineQueries {
         degraded++;
       }
     }
-    return new WanStreamStats(
-        new StreamStats(admission.catalog().inUse(), 0, admission.catalog().refused()),
-        new StreamStats(admission.poolStreams().inUse(), hubStats.lagged(), admission.poolStreams().refused()),
-        new StreamStats(admission.readiness().inUse(), 0, admission.readiness().refused()),
-        new StreamStats(admission.load().inUse(), load.lagged(), admission.load().refused()),
-        new StreamStats(admission.servingLoad().inUse(), servingLoad.lagged(), admission.servingLoad().refused()),
+    return new RelayEngineStats.Streams(
+        new RelayEngineStats.Stream(admission.catalog().inUse(), 0, admission.catalog().refused()),
+        new RelayEngineStats.Stream(admission.poolStreams().inUse(), hubStats.lagged(),
+            admission.poolStreams().refused()),
+        new RelayEngineStats.Stream(admission.readiness().inUse(), 0, admission.readiness().refused()),
+        new RelayEngineStats.Stream(admission.load().inUse(), load.lagged(), admission.load().refused()),
+        new RelayEngineStats.Stream(admission.servingLoad().inUse(), servingLoad.lagged(),
+            admission.servingLoad().refused()),
         load.published(), servingLoad.published(), degraded);
   }
 
@@ -104,10 +103,10 @@ final class EngineQueries {
     try {
       // The future is not needed: the task cannot throw (a refused submit answers, it does not throw).
       Future<?> unused = control.submit(() -> {
-        List<CompletableFuture<PoolActorStats>> replies = new ArrayList<>();
+        List<CompletableFuture<PoolStats.Actor>> replies = new ArrayList<>();
         for (PoolRuntime r : host.runtimes()) {
           r.actor.submit(PoolCommand.Flush.INSTANCE);
-          CompletableFuture<PoolActorStats> reply = new CompletableFuture<>();
+          CompletableFuture<PoolStats.Actor> reply = new CompletableFuture<>();
           if (r.actor.submit(new PoolCommand.Stats(reply)).accepted()) {
             replies.add(reply);
           }

@@ -1,8 +1,9 @@
 package dev.kvrelay.engine;
 
+
 import static dev.kvrelay.engine.RelayHost.LOG;
 
-import dev.kvrelay.engine.stats.EventPlaneFaultKind;
+import dev.kvrelay.engine.stats.RelayEngineStats.EventPlaneFaultKind;
 import dev.kvrelay.spi.eventplane.ActiveLoad;
 import dev.kvrelay.spi.eventplane.EventDecodeException;
 import dev.kvrelay.spi.eventplane.EventEnvelope;

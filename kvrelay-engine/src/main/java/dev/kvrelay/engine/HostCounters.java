@@ -1,6 +1,7 @@
 package dev.kvrelay.engine;
 
-import dev.kvrelay.engine.stats.EventPlaneFaultKind;
+
+import dev.kvrelay.engine.stats.RelayEngineStats.EventPlaneFaultKind;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;

@@ -11,7 +11,7 @@ import dev.kvrelay.engine.load.PoolLoadAggregator;
 import dev.kvrelay.engine.membership.MaterializationDecision;
 import dev.kvrelay.engine.recovery.PoolRecovery;
 import dev.kvrelay.engine.recovery.SourceBinding;
-import dev.kvrelay.engine.stats.PoolActorStats;
+import dev.kvrelay.engine.stats.PoolStats;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.spi.eventplane.EventSubscription;
 import java.util.Collection;
@@ -103,8 +103,8 @@ final class PoolRuntime {
   }
 
   /** The actor's counters, or null if it does not answer within {@code timeoutMs}. */
-  @Nullable PoolActorStats actorStats(long timeoutMs) {
-    CompletableFuture<PoolActorStats> reply = new CompletableFuture<>();
+  PoolStats.@Nullable Actor actorStats(long timeoutMs) {
+    CompletableFuture<PoolStats.Actor> reply = new CompletableFuture<>();
     if (!actor.submit(new PoolCommand.Stats(reply)).accepted()) {
       return null;
     }

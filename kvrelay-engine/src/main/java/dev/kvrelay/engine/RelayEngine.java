@@ -13,6 +13,7 @@ import dev.kvrelay.engine.hub.HubRegistry;
 import dev.kvrelay.engine.hub.HubSettings;
 import dev.kvrelay.engine.load.LoadWindowException;
 import dev.kvrelay.engine.recovery.RecoverySettings;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import dev.kvrelay.engine.stream.AdmissionPermit;
 import dev.kvrelay.engine.stream.RelayAdmission;
 import dev.kvrelay.engine.stream.SnapshotWatch;

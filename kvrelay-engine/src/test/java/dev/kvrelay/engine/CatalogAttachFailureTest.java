@@ -3,6 +3,7 @@ package dev.kvrelay.engine;
 import static dev.kvrelay.engine.RelayHarness.card;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import dev.kvrelay.engine.wan.CatalogSnapshot;
 import dev.kvrelay.engine.wire.CatalogUpdate;
 import dev.kvrelay.engine.wire.RelayStream;

@@ -8,6 +8,7 @@ import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.ProducerIdentity;
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wan.KvPoolLoadEntry;
 import dev.kvrelay.engine.wire.KvPoolLoadUpdate;

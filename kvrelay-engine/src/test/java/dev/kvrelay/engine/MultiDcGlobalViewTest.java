@@ -164,7 +164,7 @@ class MultiDcGlobalViewTest {
   private static void awaitSourcesBound(RelayHarness h, int n) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (true) {
-      List<dev.kvrelay.engine.PoolStats> pools = h.engine.stats().pools();
+      List<dev.kvrelay.engine.stats.PoolStats> pools = h.engine.stats().pools();
       if (pools.size() == 1 && pools.get(0).recovery().sources().size() == n) {
         return;
       }

@@ -3,6 +3,8 @@ package dev.kvrelay.engine;
 import static dev.kvrelay.engine.RelayHarness.card;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kvrelay.engine.stats.PoolStats;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import dev.kvrelay.engine.wan.CatalogSnapshot;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.spi.eventplane.PublisherFaults;

@@ -14,6 +14,7 @@ import dev.kvrelay.api.ServingReadinessState;
 import dev.kvrelay.api.WorkerRole;
 import dev.kvrelay.ckf.CkfAddressing;
 import dev.kvrelay.ckf.PackedBucket;
+import dev.kvrelay.engine.stats.PoolStats;
 import dev.kvrelay.engine.wan.CatalogSnapshot;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wan.KvPoolLoadEntry;

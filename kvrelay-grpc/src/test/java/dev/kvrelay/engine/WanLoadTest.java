@@ -5,7 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
-import dev.kvrelay.engine.stats.HubRegistryStats;
+import dev.kvrelay.engine.stats.PoolStats;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wire.PoolFrame;
 import dev.kvrelay.engine.wire.RelayStream;
@@ -210,7 +211,7 @@ class WanLoadTest {
             .isLessThanOrEqualTo(2);
         assertThat(stalled.snapshotChunks.get()).isLessThanOrEqualTo(1);
 
-        HubRegistryStats hubs = h.engine.stats().hubs();
+        RelayEngineStats.Hubs hubs = h.engine.stats().hubs();
         assertThat(hubs.lagged()).as("only the stalled stream lagged: %s", hubs).isEqualTo(1);
         assertThat(hubs.progressTimeouts()).isZero();
         assertThat(hubs.resnapshots()).isZero();

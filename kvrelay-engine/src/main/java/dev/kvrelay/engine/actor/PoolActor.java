@@ -7,8 +7,8 @@ import dev.kvrelay.ckf.producer.CkfPublication;
 import dev.kvrelay.ckf.producer.CkfSnapshot;
 import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.ckf.producer.StoredBatch;
-import dev.kvrelay.engine.stats.ActorState;
-import dev.kvrelay.engine.stats.PoolActorStats;
+import dev.kvrelay.engine.stats.PoolStats.ActorState;
+import dev.kvrelay.engine.stats.PoolStats;
 import dev.kvrelay.spi.eventplane.KvEventData;
 import dev.kvrelay.spi.eventplane.RouterEvent;
 import dev.kvrelay.spi.eventplane.StoredBlock;
@@ -491,7 +491,7 @@ public final class PoolActor {
     shutdownDone.complete(null);
   }
 
-  private PoolActorStats stats() {
+  private PoolStats.Actor stats() {
     return counters.snapshot(state, appliedEvents, ignoredNonPrimary, unsupportedResidency, mailboxFull.sum(),
         permitsExhausted.sum(), closedRejections.sum(), thresholdDrains, producer.stats());
   }

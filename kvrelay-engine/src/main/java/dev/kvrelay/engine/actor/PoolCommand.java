@@ -3,7 +3,7 @@ package dev.kvrelay.engine.actor;
 import dev.kvrelay.ckf.producer.BarrierSnapshot;
 import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.ckf.producer.RankReplacement;
-import dev.kvrelay.engine.stats.PoolActorStats;
+import dev.kvrelay.engine.stats.PoolStats;
 import dev.kvrelay.spi.eventplane.RouterEvent;
 import java.util.List;
 import java.util.Objects;
@@ -63,7 +63,7 @@ public sealed interface PoolCommand
   record RetireLease(long lease) implements PoolCommand {}
 
   /** Immutable: diagnostics; {@code reply} gets the actor's counters. */
-  record Stats(CompletableFuture<PoolActorStats> reply) implements PoolCommand {
+  record Stats(CompletableFuture<PoolStats.Actor> reply) implements PoolCommand {
     public Stats {
       Objects.requireNonNull(reply, "reply");
     }

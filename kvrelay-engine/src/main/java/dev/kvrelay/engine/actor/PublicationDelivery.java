@@ -1,11 +1,12 @@
 package dev.kvrelay.engine.actor;
 
+
 import dev.kvrelay.ckf.producer.BarrierSnapshot;
 import dev.kvrelay.ckf.producer.CkfDelta;
 import dev.kvrelay.ckf.producer.CkfProducer;
 import dev.kvrelay.ckf.producer.CkfPublication;
 import dev.kvrelay.ckf.producer.CkfPublicationException;
-import dev.kvrelay.engine.stats.ActorState;
+import dev.kvrelay.engine.stats.PoolStats.ActorState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

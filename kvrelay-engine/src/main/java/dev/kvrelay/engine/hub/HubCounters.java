@@ -1,7 +1,6 @@
 package dev.kvrelay.engine.hub;
 
-import dev.kvrelay.engine.stats.HubRegistryStats;
-import dev.kvrelay.engine.stats.SubscriberLagStats;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -30,9 +29,9 @@ final class HubCounters {
   final LongAdder initFailures = new LongAdder();
   final LongAdder encoderCancellations = new LongAdder();
 
-  HubRegistryStats snapshot(int initializedHubs, int requestedHubs, int readyHubs, int idleHubs,
-      List<SubscriberLagStats> subscribers) {
-    return new HubRegistryStats(initializedHubs, openStreams.sum(), admitted.sum(), refusedPoolNotFound.sum(),
+  RelayEngineStats.Hubs snapshot(int initializedHubs, int requestedHubs, int readyHubs, int idleHubs,
+      List<RelayEngineStats.SubscriberLag> subscribers) {
+    return new RelayEngineStats.Hubs(initializedHubs, openStreams.sum(), admitted.sum(), refusedPoolNotFound.sum(),
         refusedProducerChanged.sum(), refusedResourceLimit.sum(), refusedUnavailable.sum(), lagged.sum(),
         progressTimeouts.sum(), evictions.sum(), resnapshots.sum(), streamsRetired.sum(), deltasEncoded.sum(),
         idleDeltasApplied.sum(), foreignPublications.sum(), framesDelivered.sum(), bytesDelivered.sum(),

@@ -7,8 +7,7 @@ import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
 import dev.kvrelay.api.RelayIdentity;
 import dev.kvrelay.engine.actor.ActorScheduler;
-import dev.kvrelay.engine.stats.HubRegistryStats;
-import dev.kvrelay.engine.stats.SubscriberLagStats;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import dev.kvrelay.engine.wire.PoolFrame;
 import dev.kvrelay.engine.wire.RelayStream;
 import java.util.ArrayList;
@@ -233,12 +232,12 @@ public final class HubRegistry implements AutoCloseable {
   }
 
   /** The current counters. */
-  public HubRegistryStats stats() {
+  public RelayEngineStats.Hubs stats() {
     int initialized;
     int requested = 0;
     int ready = 0;
     int idle = 0;
-    List<SubscriberLagStats> lag = new ArrayList<>();
+    List<RelayEngineStats.SubscriberLag> lag = new ArrayList<>();
     synchronized (this) {
       initialized = settings.maxInitializedHubs() - freeInitPermits;
       // Lock order registry -> slot, as in subscribe (beginAdmissionLocked).
@@ -256,7 +255,8 @@ public final class HubRegistry implements AutoCloseable {
         }
       }
     }
-    lag.sort(Comparator.comparing(SubscriberLagStats::pool).thenComparing(SubscriberLagStats::subscriberId));
+    lag.sort(Comparator.comparing(RelayEngineStats.SubscriberLag::pool)
+        .thenComparing(RelayEngineStats.SubscriberLag::subscriberId));
     return counters.snapshot(initialized, requested, ready, idle, lag);
   }
 

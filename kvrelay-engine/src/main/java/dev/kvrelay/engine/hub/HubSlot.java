@@ -11,7 +11,7 @@ import dev.kvrelay.ckf.producer.CkfDelta;
 import dev.kvrelay.ckf.producer.CkfPublication;
 import dev.kvrelay.ckf.producer.CkfSnapshot;
 import dev.kvrelay.engine.actor.PublicationListener;
-import dev.kvrelay.engine.stats.SubscriberLagStats;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import dev.kvrelay.engine.wire.PoolFrame;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -107,7 +107,7 @@ public final class HubSlot implements PublicationListener {
   }
 
   /** Adds the lag of every stream subscribed now to {@code out} (no stream lock taken). */
-  synchronized void lagStats(List<SubscriberLagStats> out) {
+  synchronized void lagStats(List<RelayEngineStats.SubscriberLag> out) {
     subs.lagStats(out);
   }
 

@@ -2,7 +2,7 @@ package dev.kvrelay.engine.hub;
 
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.RelayErrorReason;
-import dev.kvrelay.engine.stats.SubscriberLagStats;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import dev.kvrelay.engine.wire.PoolFrame;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -41,7 +41,7 @@ final class HubSubscribers {
   }
 
   /** Adds every member's lag to {@code out} (the caller holds the monitor; the streams' locks are not taken). */
-  void lagStats(List<SubscriberLagStats> out) {
+  void lagStats(List<RelayEngineStats.SubscriberLag> out) {
     for (PoolStream s : streams) {
       out.add(s.lagStats());
     }

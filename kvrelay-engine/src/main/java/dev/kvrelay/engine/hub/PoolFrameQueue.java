@@ -2,7 +2,7 @@ package dev.kvrelay.engine.hub;
 
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.ckf.cbi1.Cbi1;
-import dev.kvrelay.engine.stats.SubscriberLagStats;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import dev.kvrelay.engine.wire.PoolFrame;
 import org.jspecify.annotations.Nullable;
 
@@ -133,10 +133,12 @@ final class PoolFrameQueue {
   }
 
   /** The lag of {@code subscriberId}'s stream of {@code pool} from these views (each exact, not one instant). */
-  SubscriberLagStats lagStats(String subscriberId, KvPoolId pool, int pendingChunks, long connectedSinceMicros) {
+  RelayEngineStats.SubscriberLag lagStats(String subscriberId, KvPoolId pool, int pendingChunks,
+      long connectedSinceMicros) {
     long published = publishedSeqView;
     long delivered = deliveredSeqView;
-    return new SubscriberLagStats(subscriberId, "pool", pool, queuedView, queuedBytesView, published, delivered,
+    return new RelayEngineStats.SubscriberLag(subscriberId, "pool", pool, queuedView, queuedBytesView, published,
+        delivered,
         published - delivered, pendingChunks, connectedSinceMicros);
   }
 }

@@ -2,7 +2,7 @@ package dev.kvrelay.engine.hub;
 
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
-import dev.kvrelay.engine.stats.SubscriberLagStats;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import dev.kvrelay.engine.wire.PoolFrame;
 import dev.kvrelay.engine.wire.RelayStream;
 import java.util.concurrent.TimeUnit;
@@ -80,7 +80,7 @@ final class PoolStream implements RelayStream<PoolFrame> {
    * This subscriber's lag now, read without the stream lock from the volatile views of the queue and the bootstrap
    * (issue 12; each field exact, not all from one instant).
    */
-  SubscriberLagStats lagStats() {
+  RelayEngineStats.SubscriberLag lagStats() {
     return queue.lagStats(subscriberId, hub.pool(), bootstrap.pendingChunksView(), connectedSinceMicros);
   }
 

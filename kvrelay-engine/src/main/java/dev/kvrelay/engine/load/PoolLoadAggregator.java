@@ -1,6 +1,6 @@
 package dev.kvrelay.engine.load;
 
-import dev.kvrelay.engine.stats.LoadCounters;
+import dev.kvrelay.engine.stats.PoolStats;
 import dev.kvrelay.engine.wire.DataStatus;
 import dev.kvrelay.spi.discovery.RuntimeConfig;
 import dev.kvrelay.spi.eventplane.ActiveLoad;
@@ -225,8 +225,8 @@ public final class PoolLoadAggregator {
   }
 
   /** The counters so far. */
-  public LoadCounters counters() {
-    return new LoadCounters(applied, ignoredAdvisory, stale, gaps, unknownRank, discardedAboveCapacity,
+  public PoolStats.Load counters() {
+    return new PoolStats.Load(applied, ignoredAdvisory, stale, gaps, unknownRank, discardedAboveCapacity,
         wrongTopic, invalidRefreshes, streamClears, schedulerListingFailures);
   }
 

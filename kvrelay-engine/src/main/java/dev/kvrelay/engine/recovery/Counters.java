@@ -1,16 +1,18 @@
 package dev.kvrelay.engine.recovery;
 
-import dev.kvrelay.engine.stats.EventPlaneFaultKind;
-import dev.kvrelay.engine.stats.QueryFailureKind;
-import dev.kvrelay.engine.stats.RecoveryStats;
-import dev.kvrelay.engine.stats.SourceRecoveryStats;
+
+import dev.kvrelay.engine.stats.PoolStats.QueryFailureKind;
+import dev.kvrelay.engine.stats.PoolStats;
+import dev.kvrelay.engine.stats.RelayEngineStats.EventPlaneFaultKind;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
-/** Thread-safe (lock-free atomic counters, no allocation on increment): the counters behind {@link RecoveryStats}. */
+/**
+ * Thread-safe (lock-free atomic counters, no allocation on increment): the counters behind {@link PoolStats.Recovery}.
+ */
 @SuppressWarnings("EnumOrdinal") // one atomic cell per constant, by ordinal: lock- and allocation-free counting
 final class Counters {
   private static final Counter[] COUNTERS = Counter.values();
@@ -47,7 +49,7 @@ final class Counters {
   }
 
   /** The counters now, with the per-source {@code sources}. */
-  RecoveryStats snapshot(List<SourceRecoveryStats> sources) {
+  PoolStats.Recovery snapshot(List<PoolStats.SourceRecovery> sources) {
     Map<QueryFailureKind, Long> f = new EnumMap<>(QueryFailureKind.class);
     for (QueryFailureKind k : KINDS) {
       f.put(k, failures.get(k.ordinal()));
@@ -56,7 +58,7 @@ final class Counters {
     for (EventPlaneFaultKind k : FAULT_KINDS) {
       pf.put(k, planeFaults.get(k.ordinal()));
     }
-    return new RecoveryStats(get(Counter.APPLIED), get(Counter.BUFFERED), get(Counter.BUFFER_OVERFLOWS),
+    return new PoolStats.Recovery(get(Counter.APPLIED), get(Counter.BUFFERED), get(Counter.BUFFER_OVERFLOWS),
         get(Counter.INBOX_OVERFLOWS), get(Counter.STALE), get(Counter.GAPS), get(Counter.UNKNOWN_PUBLISHER),
         get(Counter.MEMBER_MISMATCH), get(Counter.BARRIERS), get(Counter.QUERIES), f, get(Counter.TIMEOUTS),
         get(Counter.RETRIES), get(Counter.PERMIT_WAITS), get(Counter.LATE_ANSWERS), get(Counter.TREE_DUMPS),

@@ -6,8 +6,8 @@ import dev.kvrelay.engine.actor.ActorScheduler;
 import dev.kvrelay.engine.actor.PoolActor;
 import dev.kvrelay.engine.actor.PoolCommand;
 import dev.kvrelay.engine.actor.SubmitResult;
-import dev.kvrelay.engine.stats.EventPlaneFaultKind;
-import dev.kvrelay.engine.stats.RecoveryStats;
+import dev.kvrelay.engine.stats.PoolStats;
+import dev.kvrelay.engine.stats.RelayEngineStats.EventPlaneFaultKind;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
 import dev.kvrelay.spi.eventplane.EventPlaneFault;
 import dev.kvrelay.spi.eventplane.RequestPlaneClient;
@@ -195,7 +195,7 @@ public final class PoolRecovery implements AutoCloseable {
    * A snapshot of the counters and of every bound source (read from values the serial task publishes as they change:
    * no lock, nothing posted to the task). Any thread.
    */
-  public RecoveryStats stats() {
+  public PoolStats.Recovery stats() {
     return counters.snapshot(parts.lifecycle.sourceStats(parts.nanoTime.getAsLong()));
   }
 

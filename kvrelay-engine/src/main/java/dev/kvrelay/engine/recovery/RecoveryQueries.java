@@ -1,10 +1,11 @@
 package dev.kvrelay.engine.recovery;
 
+
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.ckf.producer.CkfOutcome;
 import dev.kvrelay.ckf.producer.RankReplacement;
 import dev.kvrelay.ckf.producer.StoredBatch;
-import dev.kvrelay.engine.stats.QueryFailureKind;
+import dev.kvrelay.engine.stats.PoolStats.QueryFailureKind;
 import dev.kvrelay.spi.eventplane.KvEventData;
 import dev.kvrelay.spi.eventplane.RecoveryTarget;
 import dev.kvrelay.spi.eventplane.RequestPlaneClient;

@@ -1,9 +1,10 @@
 package dev.kvrelay.engine.recovery;
 
+
 import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.ckf.producer.RankReplacement;
 import dev.kvrelay.engine.actor.PoolCommand;
-import dev.kvrelay.engine.stats.QueryFailureKind;
+import dev.kvrelay.engine.stats.PoolStats.QueryFailureKind;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

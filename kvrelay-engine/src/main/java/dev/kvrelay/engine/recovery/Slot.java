@@ -2,8 +2,8 @@ package dev.kvrelay.engine.recovery;
 
 import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.ckf.producer.RankReplacement;
-import dev.kvrelay.engine.stats.SourceRecoveryState;
-import dev.kvrelay.engine.stats.SourceRecoveryStats;
+import dev.kvrelay.engine.stats.PoolStats.SourceRecoveryState;
+import dev.kvrelay.engine.stats.PoolStats;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
@@ -55,7 +55,7 @@ final class Slot {
   }
 
   /** Any thread: this source's published state, {@code now} on the recovery's clock. */
-  SourceRecoveryStats stats(long now) {
+  PoolStats.SourceRecovery stats(long now) {
     long last = lastEventNanos;
     EventBuffer b = buffer;
     SourceRecoveryState state;
@@ -70,7 +70,7 @@ final class Slot {
         case AWAITING_BATCH -> SourceRecoveryState.AWAITING_BATCH;
       };
     }
-    return new SourceRecoveryStats(member.workerId(), member.dpRank(), binding.publisherId(), state, recoverable,
+    return new PoolStats.SourceRecovery(member.workerId(), member.dpRank(), binding.publisherId(), state, recoverable,
         suspect, last == NO_EVENT ? -1 : Math.max(0, now - last) / 1_000_000L, resets.get(), b == null ? 0 : b.size());
   }
 }

@@ -3,7 +3,7 @@ package dev.kvrelay.engine.recovery;
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.engine.actor.PoolCommand;
-import dev.kvrelay.engine.stats.SourceRecoveryStats;
+import dev.kvrelay.engine.stats.PoolStats;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -30,7 +30,7 @@ final class SourceLifecycle {
   private static final Logger LOG = LoggerFactory.getLogger(PoolRecovery.class);
   /** Unknown publishers remembered so that binding them later triggers an immediate restore. */
   private static final int UNKNOWN_PUBLISHER_MEMORY = 1024;
-  private static final Comparator<SourceRecoveryStats> SOURCE_ORDER = (a, b) -> {
+  private static final Comparator<PoolStats.SourceRecovery> SOURCE_ORDER = (a, b) -> {
     int c = Long.compareUnsigned(a.workerId(), b.workerId());
     return c != 0 ? c : Integer.compareUnsigned(a.dpRank(), b.dpRank());
   };
@@ -77,9 +77,9 @@ final class SourceLifecycle {
   }
 
   /** Every bound source's published state, ordered by worker then rank (unsigned). Any thread. */
-  List<SourceRecoveryStats> sourceStats(long now) {
+  List<PoolStats.SourceRecovery> sourceStats(long now) {
     Slot[] bound = slots;
-    SourceRecoveryStats[] out = new SourceRecoveryStats[bound.length];
+    PoolStats.SourceRecovery[] out = new PoolStats.SourceRecovery[bound.length];
     for (int i = 0; i < bound.length; i++) {
       out[i] = bound[i].stats(now);
     }

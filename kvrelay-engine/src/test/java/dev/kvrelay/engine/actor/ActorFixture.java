@@ -10,7 +10,7 @@ import dev.kvrelay.ckf.producer.CkfPublication;
 import dev.kvrelay.ckf.producer.CkfSnapshot;
 import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.ckf.producer.StoredBatch;
-import dev.kvrelay.engine.stats.PoolActorStats;
+import dev.kvrelay.engine.stats.PoolStats;
 import dev.kvrelay.spi.eventplane.KvEventData;
 import dev.kvrelay.spi.eventplane.ResidencyDomain;
 import dev.kvrelay.spi.eventplane.RouterEvent;
@@ -103,8 +103,8 @@ public final class ActorFixture {
     return f.getNow(null);
   }
 
-  PoolActorStats stats() {
-    CompletableFuture<PoolActorStats> f = new CompletableFuture<>();
+  PoolStats.Actor stats() {
+    CompletableFuture<PoolStats.Actor> f = new CompletableFuture<>();
     actor.submit(new PoolCommand.Stats(f));
     scheduler.runReady();
     return f.join();

@@ -7,8 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.ckf.producer.BarrierSnapshot;
 import dev.kvrelay.ckf.producer.MemberId;
-import dev.kvrelay.engine.stats.ActorState;
-import dev.kvrelay.engine.stats.PoolActorStats;
+import dev.kvrelay.engine.stats.PoolStats.ActorState;
+import dev.kvrelay.engine.stats.PoolStats;
 import dev.kvrelay.spi.eventplane.RouterEvent;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,7 +44,7 @@ class PoolActorFailQueuedTest {
     CompletableFuture<BarrierSnapshot> subscribe = new CompletableFuture<>();
     accepted(f.actor.submit(new PoolCommand.Subscribe(7, subscribe)));
     accepted(f.actor.submit(new PoolCommand.RetireLease(7)));
-    CompletableFuture<PoolActorStats> stats = new CompletableFuture<>();
+    CompletableFuture<PoolStats.Actor> stats = new CompletableFuture<>();
     accepted(f.actor.submit(new PoolCommand.Stats(stats)));
     CompletableFuture<long[]> words = new CompletableFuture<>();
     accepted(f.actor.submit(new PoolCommand.CopyWords(words)));
@@ -61,7 +61,7 @@ class PoolActorFailQueuedTest {
         .containsExactly(new AtFence(true, true, true, 0));
     assertThat(subscribe).isCompletedExceptionally();
     assertThat(reason(subscribe)).isEqualTo(PoolActorException.Reason.FENCED);
-    PoolActorStats s = stats.join();
+    PoolStats.Actor s = stats.join();
     assertThat(s.state()).isEqualTo(ActorState.FENCED);
     assertThat(s.ignoredWhileClosed()).as("the three Applies ignored on the fenced actor").isEqualTo(3);
     assertThat(s.appliedEvents()).isZero();
@@ -78,7 +78,7 @@ class PoolActorFailQueuedTest {
     f.scheduler.runReady();
     assertThat(down).isDone();
     // Stats and CopyWords are still accepted on a closed actor; queue them, then fence before the task runs.
-    CompletableFuture<PoolActorStats> stats = new CompletableFuture<>();
+    CompletableFuture<PoolStats.Actor> stats = new CompletableFuture<>();
     accepted(f.actor.submit(new PoolCommand.Stats(stats)));
     CompletableFuture<long[]> words = new CompletableFuture<>();
     accepted(f.actor.submit(new PoolCommand.CopyWords(words)));

@@ -14,8 +14,8 @@ import static org.quicktheories.generators.SourceDSL.lists;
 import dev.kvrelay.ckf.producer.BarrierSnapshot;
 import dev.kvrelay.ckf.producer.CkfProducer;
 import dev.kvrelay.ckf.producer.CkfProducerConfig;
-import dev.kvrelay.engine.stats.ActorState;
-import dev.kvrelay.engine.stats.PoolActorStats;
+import dev.kvrelay.engine.stats.PoolStats.ActorState;
+import dev.kvrelay.engine.stats.PoolStats;
 import dev.kvrelay.spi.eventplane.RouterEvent;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -72,7 +72,7 @@ class PoolActorProperties {
       }
     }
     f.scheduler.advance(PoolActorConfig.DEFAULT_PUBLICATION_DELAY_NANOS);
-    PoolActorStats s = f.stats();
+    PoolStats.Actor s = f.stats();
     assertThat(s.appliedEvents()).isEqualTo(events);
     assertThat(s.faults()).isEqualTo(f.faults.size());
     assertThat(s.producer().pendingEvents()).as("the timer drained the tail").isZero();

@@ -14,8 +14,8 @@ import dev.kvrelay.ckf.producer.CkfProducer;
 import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.ckf.producer.RankReplacement;
 import dev.kvrelay.ckf.producer.StoredBatch;
-import dev.kvrelay.engine.stats.ActorState;
-import dev.kvrelay.engine.stats.PoolActorStats;
+import dev.kvrelay.engine.stats.PoolStats.ActorState;
+import dev.kvrelay.engine.stats.PoolStats;
 import dev.kvrelay.spi.eventplane.KvEventData;
 import dev.kvrelay.spi.eventplane.ResidencyDomain;
 import dev.kvrelay.spi.eventplane.RouterEvent;
@@ -51,7 +51,7 @@ class PoolActorTest {
     // the timer armed by the first event is stale now: it publishes nothing more
     f.scheduler.advance(MS);
     assertThat(f.published).hasSize(1);
-    PoolActorStats s = f.stats();
+    PoolStats.Actor s = f.stats();
     assertThat(s.thresholdDrains()).isEqualTo(1);
     assertThat(s.timerDrains()).isZero();
   }
@@ -115,7 +115,7 @@ class PoolActorTest {
     RankReplacement r2 = RankReplacement.forMember(3, 0);
     r2.pushStored(new StoredBatch().reset(3, 0).addBlock(7, 8));
     ref.replaceRanks(List.of(r2));
-    PoolActorStats s = f.stats();
+    PoolStats.Actor s = f.stats();
     assertThat(s.commandDrains()).isEqualTo(3);
     assertThat(s.degradedResets()).isEqualTo(1);
     assertThat(s.producer().residentCount()).isEqualTo(ref.residentCount());
@@ -132,7 +132,7 @@ class PoolActorTest {
             List.of(dev.kvrelay.spi.eventplane.StoredBlock.of(1, 2))));
     assertThat(f.apply(e).accepted()).isTrue();
     f.scheduler.advance(5 * MS);
-    PoolActorStats s = f.stats();
+    PoolStats.Actor s = f.stats();
     assertThat(s.unsupportedResidency()).isEqualTo(1);
     assertThat(s.producer().pendingEvents()).isZero();
     assertThat(s.producer().mappings()).isZero();
@@ -156,7 +156,7 @@ class PoolActorTest {
     f.apply(pinned);
     f.apply(owner);
     f.scheduler.runReady();
-    PoolActorStats s = f.stats();
+    PoolStats.Actor s = f.stats();
     assertThat(s.ignoredNonPrimary()).isEqualTo(2);
     assertThat(s.appliedEvents()).isZero();
     assertThat(s.producer().pendingEvents()).isZero();
@@ -190,7 +190,7 @@ class PoolActorTest {
       assertThat(x.member()).isEqualTo(new MemberId(5, 1));
       assertThat(x.publisherId()).isEqualTo(77);
     });
-    PoolActorStats s = f.stats();
+    PoolStats.Actor s = f.stats();
     assertThat(s.state()).isEqualTo(ActorState.RUNNING);
     assertThat(s.capacityOmissions()).isEqualTo(f.faults.size());
     assertThat(s.producer().mappings()).isEqualTo(12);
@@ -208,7 +208,7 @@ class PoolActorTest {
     assertThat(f.faults).extracting(SourceFault::kind)
         .containsExactly(FaultKind.PARENT_BLOCK_NOT_FOUND, FaultKind.INVALID_BLOCK_SEQUENCE);
     assertThat(f.faults).allSatisfy(x -> assertThat(x.disposition()).isEqualTo(FaultDisposition.REJECT_SOURCE));
-    PoolActorStats s = f.stats();
+    PoolStats.Actor s = f.stats();
     assertThat(s.rejectSource()).isEqualTo(2);
     assertThat(s.state()).isEqualTo(ActorState.RUNNING);
     assertThat(s.producer().mappings()).isEqualTo(1);
@@ -221,7 +221,7 @@ class PoolActorTest {
     f.actor.submit(new PoolCommand.Apply(new MemberId(2, 0), 9, stored(1, 0, 0, 1, 2)));
     f.scheduler.runReady();
     assertThat(f.faults).containsExactly(new SourceFault(new MemberId(2, 0), 9, FaultKind.MEMBER_MISMATCH));
-    PoolActorStats s = f.stats();
+    PoolStats.Actor s = f.stats();
     assertThat(s.producer().pendingEvents()).isZero();
     assertThat(s.producer().mappings()).isZero();
     assertThat(s.appliedEvents()).isZero();
@@ -240,10 +240,10 @@ class PoolActorTest {
     actor.submit(new PoolCommand.Subscribe(1, sub));
     actor.submit(new PoolCommand.Apply(new MemberId(1, 0), 1, stored(1, 0, 42, 1, 2)));
     actor.submit(new PoolCommand.Apply(new MemberId(1, 0), 1, stored(1, 0, 0, 1, 2)));
-    CompletableFuture<PoolActorStats> st = new CompletableFuture<>();
+    CompletableFuture<PoolStats.Actor> st = new CompletableFuture<>();
     actor.submit(new PoolCommand.Stats(st));
     ok.scheduler.runReady();
-    PoolActorStats s = st.join();
+    PoolStats.Actor s = st.join();
     assertThat(s.state()).isEqualTo(ActorState.RUNNING);
     assertThat(s.listenerErrors()).isEqualTo(2);
     assertThat(s.lags()).isEqualTo(1);

@@ -12,7 +12,7 @@ import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.ckf.cbi1.Cbi1;
 import dev.kvrelay.ckf.producer.CkfDelta;
 import dev.kvrelay.engine.WireReplica;
-import dev.kvrelay.engine.stats.HubRegistryStats;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import dev.kvrelay.engine.wire.PoolFrame;
 import dev.kvrelay.engine.wire.RelayStream;
 import java.util.concurrent.CompletableFuture;
@@ -289,7 +289,7 @@ class HubConformanceTest {
       a.publish();
     }
     assertThat(pollError(slow)).isEqualTo(RelayErrorReason.SUBSCRIBER_LAGGED);
-    HubRegistryStats st = fx.registry.stats();
+    RelayEngineStats.Hubs st = fx.registry.stats();
     assertThat(st.lagged()).isEqualTo(1);
     assertThat(st.refusedResourceLimit() + st.refusedUnavailable() + st.refusedPoolNotFound()
         + st.refusedProducerChanged()).as("no admission refusal counted").isZero();

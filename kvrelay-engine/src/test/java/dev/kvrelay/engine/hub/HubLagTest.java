@@ -5,7 +5,7 @@ import static dev.kvrelay.engine.hub.HubFixture.open;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.engine.WireReplica;
-import dev.kvrelay.engine.stats.SubscriberLagStats;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import dev.kvrelay.engine.wire.PoolFrame;
 import dev.kvrelay.engine.wire.RelayStream;
 import java.util.List;
@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 /** Per-subscriber replica lag in {@code HubRegistry.stats().subscribers()} (issue 12 item 3). */
 class HubLagTest {
 
-  private static SubscriberLagStats lagOf(HubFixture fx, String id) {
-    List<SubscriberLagStats> all = fx.registry.stats().subscribers();
+  private static RelayEngineStats.SubscriberLag lagOf(HubFixture fx, String id) {
+    List<RelayEngineStats.SubscriberLag> all = fx.registry.stats().subscribers();
     return all.stream().filter(l -> l.subscriberId().equals(id)).findFirst()
         .orElseThrow(() -> new AssertionError("no subscriber " + id + " in " + all));
   }
@@ -36,19 +36,19 @@ class HubLagTest {
       a.store(1, i + 1);
       a.publish();
       drain(fast, rf);
-      SubscriberLagStats slowLag = lagOf(fx, "slow");
+      RelayEngineStats.SubscriberLag slowLag = lagOf(fx, "slow");
       assertThat(slowLag.queuedFrames()).isEqualTo(i + 1);
       assertThat(slowLag.sequenceLag()).isEqualTo(i + 1);
     }
     assertThat(rf.deltas).isEqualTo(published);
-    SubscriberLagStats slowLag = lagOf(fx, "slow");
+    RelayEngineStats.SubscriberLag slowLag = lagOf(fx, "slow");
     assertThat(slowLag.pool()).isEqualTo(a.identity.poolId());
     assertThat(slowLag.stream()).isEqualTo("pool");
     assertThat(slowLag.deliveredSequence()).isEqualTo(snapshotSeq);
     assertThat(slowLag.publishedSequence()).isEqualTo(rf.sequence);
     assertThat(slowLag.queuedBytes()).isGreaterThan((long) published * 256);
     assertThat(slowLag.connectedSinceMicros()).isGreaterThanOrEqualTo(before);
-    SubscriberLagStats fastLag = lagOf(fx, "fast");
+    RelayEngineStats.SubscriberLag fastLag = lagOf(fx, "fast");
     assertThat(fastLag.queuedFrames()).isZero();
     assertThat(fastLag.sequenceLag()).isZero();
     assertThat(fastLag.queuedBytes()).isZero();
@@ -64,7 +64,7 @@ class HubLagTest {
     assertThat(slowLag.pendingSnapshotChunks()).isZero();
 
     slow.close();
-    assertThat(fx.registry.stats().subscribers()).extracting(SubscriberLagStats::subscriberId)
+    assertThat(fx.registry.stats().subscribers()).extracting(RelayEngineStats.SubscriberLag::subscriberId)
         .containsExactly("fast");
   }
 }

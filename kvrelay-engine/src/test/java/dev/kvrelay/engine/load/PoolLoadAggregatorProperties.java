@@ -8,7 +8,7 @@ import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 
-import dev.kvrelay.engine.stats.LoadCounters;
+import dev.kvrelay.engine.stats.PoolStats;
 import dev.kvrelay.spi.discovery.RuntimeConfig;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
 import java.util.HashMap;
@@ -188,7 +188,7 @@ class PoolLoadAggregatorProperties {
               assertThat(o).isEqualTo(ObserveOutcome.WRONG_TOPIC);
             }
           }
-          LoadCounters c = a.counters();
+          PoolStats.Load c = a.counters();
           assertThat(c.applied() + c.stale() + c.unknownRank() + c.discardedAboveCapacity() + c.wrongTopic()
               + c.ignoredAdvisory()).isEqualTo(ops.size());
         });

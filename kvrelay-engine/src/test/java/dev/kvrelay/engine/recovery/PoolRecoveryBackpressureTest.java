@@ -10,8 +10,7 @@ import dev.kvrelay.engine.actor.PoolActor;
 import dev.kvrelay.engine.actor.PoolActorConfig;
 import dev.kvrelay.engine.actor.PoolCommand;
 import dev.kvrelay.engine.actor.SubmitResult;
-import dev.kvrelay.engine.stats.PoolActorStats;
-import dev.kvrelay.engine.stats.RecoveryStats;
+import dev.kvrelay.engine.stats.PoolStats;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
 import dev.kvrelay.spi.eventplane.EventTopics;
 import dev.kvrelay.spi.eventplane.RouterEvent;
@@ -95,8 +94,8 @@ class PoolRecoveryBackpressureTest {
    */
   static void assertNothingLostAndTheTableIsTheModels(PoolRecovery recovery, PoolActor actor, List<RouterEvent> events,
       int n) throws Exception {
-    RecoveryStats r = recovery.stats();
-    PoolActorStats a = stats(actor);
+    PoolStats.Recovery r = recovery.stats();
+    PoolStats.Actor a = stats(actor);
     assertThat(r.inboxOverflows()).isZero();
     assertThat(r.submitRejected()).isZero();
     assertThat(r.gaps()).isZero();
@@ -122,8 +121,8 @@ class PoolRecoveryBackpressureTest {
     assertThat(words.get(10, TimeUnit.SECONDS)).isEqualTo(model.copyWords());
   }
 
-  static PoolActorStats stats(PoolActor actor) {
-    CompletableFuture<PoolActorStats> reply = new CompletableFuture<>();
+  static PoolStats.Actor stats(PoolActor actor) {
+    CompletableFuture<PoolStats.Actor> reply = new CompletableFuture<>();
     actor.submit(new PoolCommand.Stats(reply));
     return reply.orTimeout(10, TimeUnit.SECONDS).join();
   }

@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.recovery;
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.longs;
@@ -7,8 +8,8 @@ import static org.quicktheories.generators.SourceDSL.longs;
 import dev.kvrelay.ckf.producer.CkfProducer;
 import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.engine.actor.ActorFixture;
-import dev.kvrelay.engine.stats.EventPlaneFaultKind;
-import dev.kvrelay.engine.stats.RecoveryStats;
+import dev.kvrelay.engine.stats.PoolStats;
+import dev.kvrelay.engine.stats.RelayEngineStats.EventPlaneFaultKind;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
 import dev.kvrelay.spi.eventplane.EventPlaneFault;
 import dev.kvrelay.spi.eventplane.EventTopics;
@@ -191,7 +192,7 @@ class PoolRecoveryFaultProperties {
         ActorFixture.feed(ref, e);
       }
     }
-    RecoveryStats stats = h.recovery.stats();
+    PoolStats.Recovery stats = h.recovery.stats();
     assertThat(h.producer.mappingCount()).as("mappings").isEqualTo(ref.mappingCount());
     assertThat(h.producer.residentCount()).as("resident").isEqualTo(ref.residentCount());
     for (Incarnation c : inc) {

@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.recovery;
 
+
 import static dev.kvrelay.engine.recovery.RecoveryFixture.MEMBER;
 import static dev.kvrelay.engine.recovery.RecoveryFixture.PUBLISHER;
 import static dev.kvrelay.engine.recovery.RecoveryFixture.WORKER;
@@ -11,8 +12,8 @@ import static dev.kvrelay.engine.recovery.RecoveryFixture.stored;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.engine.actor.PoolCommand;
-import dev.kvrelay.engine.stats.EventPlaneFaultKind;
-import dev.kvrelay.engine.stats.QueryFailureKind;
+import dev.kvrelay.engine.stats.PoolStats.QueryFailureKind;
+import dev.kvrelay.engine.stats.RelayEngineStats.EventPlaneFaultKind;
 import dev.kvrelay.spi.eventplane.EventPlaneFault;
 import dev.kvrelay.spi.eventplane.ScriptedWorker;
 import dev.kvrelay.spi.eventplane.WorkerKvQueryRequest;

@@ -10,8 +10,7 @@ import dev.kvrelay.engine.actor.PoolActor;
 import dev.kvrelay.engine.actor.PoolActorConfig;
 import dev.kvrelay.engine.actor.PoolCommand;
 import dev.kvrelay.engine.actor.SubmitResult;
-import dev.kvrelay.engine.stats.PoolActorStats;
-import dev.kvrelay.engine.stats.RecoveryStats;
+import dev.kvrelay.engine.stats.PoolStats;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
 import dev.kvrelay.spi.eventplane.EventTopics;
 import dev.kvrelay.spi.eventplane.KvEventData;
@@ -108,7 +107,7 @@ class PoolRecoveryHeldEventsTest {
       await(() -> applied(actor) == n,
           () -> "every replayed event applied; actor applied " + applied(actor) + ", " + recovery.stats());
 
-      RecoveryStats r = recovery.stats();
+      PoolStats.Recovery r = recovery.stats();
       assertThat(queries.get()).as("no gap recovery after the replay").isEqualTo(1);
       assertThat(r.gaps()).isZero();
       assertThat(r.stale()).as("the dump held no event, so none was stale").isZero();
@@ -138,7 +137,7 @@ class PoolRecoveryHeldEventsTest {
 
   /** Events the actor applied, or -1 while its mailbox is too full to take the Stats command. */
   private static long applied(PoolActor actor) {
-    CompletableFuture<PoolActorStats> reply = new CompletableFuture<>();
+    CompletableFuture<PoolStats.Actor> reply = new CompletableFuture<>();
     if (!actor.submit(new PoolCommand.Stats(reply)).accepted()) {
       return -1;
     }

@@ -11,8 +11,7 @@ import dev.kvrelay.engine.actor.PoolActor;
 import dev.kvrelay.engine.actor.PoolActorConfig;
 import dev.kvrelay.engine.actor.PoolCommand;
 import dev.kvrelay.engine.actor.SourceFault;
-import dev.kvrelay.engine.stats.PoolActorStats;
-import dev.kvrelay.engine.stats.RecoveryStats;
+import dev.kvrelay.engine.stats.PoolStats;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
 import dev.kvrelay.spi.eventplane.EventTopics;
 import dev.kvrelay.spi.eventplane.KvEventData;
@@ -66,7 +65,7 @@ class PoolRecoveryOnActorTest {
           new Semaphore(16), scheduler, System::nanoTime, TimeUnit.SECONDS.toNanos(30));
       recovery.updateSources(List.of(RecoveryFixture.liveOnly(M, PUBLISHER)));
       // The source is bound once the actor's task ran the posted update: wait for it, then stall that one task.
-      CompletableFuture<PoolActorStats> bound = new CompletableFuture<>();
+      CompletableFuture<PoolStats.Actor> bound = new CompletableFuture<>();
       actor.submit(new PoolCommand.Stats(bound));
       bound.get(30, TimeUnit.SECONDS);
       await(() -> recovery.stats().sources().size() == 1, "the source is bound");
@@ -135,11 +134,11 @@ class PoolRecoveryOnActorTest {
     h.live(PUBLISHER, RecoveryFixture.stored(new MemberId(M.workerId() + 1, 0), 2, 0x12, 2));
     h.live(PUBLISHER, RecoveryFixture.stored(M, 2, 0x13, 3));
     h.quiesce();
-    RecoveryStats r = h.recovery.stats();
+    PoolStats.Recovery r = h.recovery.stats();
     assertThat(r.memberMismatch()).isEqualTo(1);
     assertThat(r.applied()).isEqualTo(2);
     assertThat(h.faults).isEmpty(); // the actor does not check it again (no MEMBER_MISMATCH fault, no fence)
-    CompletableFuture<PoolActorStats> reply = new CompletableFuture<>();
+    CompletableFuture<PoolStats.Actor> reply = new CompletableFuture<>();
     h.actor.submit(new PoolCommand.Stats(reply));
     h.scheduler.runReady();
     assertThat(reply.join().appliedEvents()).isEqualTo(2);
@@ -171,7 +170,7 @@ class PoolRecoveryOnActorTest {
     assertThat(stalled.await(30, TimeUnit.SECONDS)).as("the pool thread is stalled").isTrue();
   }
 
-  private static PoolActorStats stats(PoolActor actor) {
+  private static PoolStats.Actor stats(PoolActor actor) {
     return PoolRecoveryBackpressureTest.stats(actor);
   }
 

@@ -12,12 +12,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kvrelay.ckf.producer.CkfProducer;
 import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.engine.actor.ManualScheduler;
-import dev.kvrelay.engine.actor.PoolCommand;
 import dev.kvrelay.engine.actor.PoolActor;
 import dev.kvrelay.engine.actor.PoolActorConfig;
-import dev.kvrelay.engine.stats.RecoveryStats;
-import dev.kvrelay.engine.stats.SourceRecoveryState;
-import dev.kvrelay.engine.stats.SourceRecoveryStats;
+import dev.kvrelay.engine.actor.PoolCommand;
+import dev.kvrelay.engine.stats.PoolStats.SourceRecoveryState;
+import dev.kvrelay.engine.stats.PoolStats;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
 import dev.kvrelay.spi.eventplane.EventPlaneFault;
 import dev.kvrelay.spi.eventplane.EventTopics;
@@ -28,19 +27,21 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** {@link RecoveryStats#sources()} (one entry per bound source) and {@link RecoveryStats#backpressureWaits()}. */
+/**
+ * {@link PoolStats.Recovery#sources()} (one entry per bound source) and {@link PoolStats.Recovery#backpressureWaits()}.
+ */
 class PoolRecoverySourceStatsTest {
   private static final MemberId OTHER = new MemberId(42, 1);
   /** Worker id 2^64 − 1: sorts after every other worker when compared unsigned. */
   private static final MemberId HIGH = new MemberId(-1L, 0);
 
-  private static SourceRecoveryStats only(RecoveryFixture f) {
-    List<SourceRecoveryStats> sources = f.stats().sources();
+  private static PoolStats.SourceRecovery only(RecoveryFixture f) {
+    List<PoolStats.SourceRecovery> sources = f.stats().sources();
     assertThat(sources).hasSize(1);
     return sources.get(0);
   }
 
-  private static SourceRecoveryStats of(RecoveryFixture f, MemberId m) {
+  private static PoolStats.SourceRecovery of(RecoveryFixture f, MemberId m) {
     return f.stats().sources().stream()
         .filter(s -> s.workerId() == m.workerId() && s.dpRank() == m.dpRank())
         .findFirst().orElseThrow(() -> new AssertionError("no source " + m + " in " + f.stats().sources()));
@@ -51,7 +52,7 @@ class PoolRecoverySourceStatsTest {
     RecoveryFixture f = new RecoveryFixture();
     f.sources();
     f.sources(recoverable(MEMBER, PUBLISHER));
-    SourceRecoveryStats bound = only(f);
+    PoolStats.SourceRecovery bound = only(f);
     assertThat(bound.workerId()).isEqualTo(WORKER);
     assertThat(bound.dpRank()).isZero();
     assertThat(bound.publisherId()).isEqualTo(PUBLISHER);
@@ -73,7 +74,7 @@ class PoolRecoverySourceStatsTest {
 
     f.scheduler.advanceMs(5);
     assertThat(f.appliedIds()).containsExactly(2L, 3L);
-    SourceRecoveryStats live = only(f);
+    PoolStats.SourceRecovery live = only(f);
     assertThat(live.state()).isEqualTo(SourceRecoveryState.LIVE);
     assertThat(live.bufferedEvents()).isZero();
     assertThat(live.lastEventAgeMs()).isEqualTo(6);
@@ -122,12 +123,12 @@ class PoolRecoverySourceStatsTest {
   void sourcesAreOrderedByWorkerThenRankUnsignedAndARemovedSourceDisappears() {
     RecoveryFixture f = new RecoveryFixture();
     f.sources(liveOnly(HIGH, 3), liveOnly(MEMBER, PUBLISHER), liveOnly(OTHER, 99), liveOnly(new MemberId(42, 0), 4));
-    assertThat(f.stats().sources()).extracting(SourceRecoveryStats::workerId, SourceRecoveryStats::dpRank)
+    assertThat(f.stats().sources()).extracting(PoolStats.SourceRecovery::workerId, PoolStats.SourceRecovery::dpRank)
         .containsExactly(org.assertj.core.groups.Tuple.tuple(42L, 0), org.assertj.core.groups.Tuple.tuple(42L, 1),
             org.assertj.core.groups.Tuple.tuple(WORKER, 0), org.assertj.core.groups.Tuple.tuple(-1L, 0));
     assertThat(of(f, HIGH).toString()).contains("worker=18446744073709551615");
     f.sources(liveOnly(MEMBER, PUBLISHER));
-    assertThat(f.stats().sources()).extracting(SourceRecoveryStats::workerId).containsExactly(WORKER);
+    assertThat(f.stats().sources()).extracting(PoolStats.SourceRecovery::workerId).containsExactly(WORKER);
     assertThat(f.stats().lifecycleResets()).isEqualTo(3);
     f.sources();
     assertThat(f.stats().sources()).isEmpty();
@@ -141,7 +142,7 @@ class PoolRecoverySourceStatsTest {
     assertThat(only(f).resets()).isEqualTo(1);
     f.rejectNext = 1; // the lifecycle reset of the old incarnation is refused: the member is fenced
     f.sources(liveOnly(MEMBER, PUBLISHER + 1));
-    SourceRecoveryStats fenced = only(f);
+    PoolStats.SourceRecovery fenced = only(f);
     assertThat(fenced.publisherId()).isEqualTo(PUBLISHER + 1);
     assertThat(fenced.state()).isEqualTo(SourceRecoveryState.FENCED);
     assertThat(fenced.resets()).isZero();
@@ -149,7 +150,7 @@ class PoolRecoverySourceStatsTest {
     f.live(PUBLISHER + 1, stored(1));
     assertThat(only(f).bufferedEvents()).isEqualTo(1);
     f.scheduler.advanceMs(200); // the retried reset succeeds; the buffer drains (first event: live-only reset)
-    SourceRecoveryStats live = only(f);
+    PoolStats.SourceRecovery live = only(f);
     assertThat(live.state()).isEqualTo(SourceRecoveryState.LIVE);
     assertThat(live.bufferedEvents()).isZero();
     assertThat(live.resets()).isEqualTo(1);
@@ -193,7 +194,7 @@ class PoolRecoverySourceStatsTest {
     // The actor's task does not run (the manual scheduler runs nothing until asked): every event stays in the inbox.
     assertThat(recovery.stats().backpressureWaits()).isZero();
     recovery.onLiveEvent(envelope, stored(inbox + 1)); // waits 1 ms for room that never comes, then drops
-    RecoveryStats s = recovery.stats();
+    PoolStats.Recovery s = recovery.stats();
     assertThat(s.backpressureWaits()).isEqualTo(1);
     assertThat(s.inboxOverflows()).isEqualTo(1);
     assertThat(s.applied()).isZero();

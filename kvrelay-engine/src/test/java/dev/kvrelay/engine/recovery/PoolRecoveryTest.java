@@ -16,8 +16,8 @@ import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.engine.RelayEngineConfig;
 import dev.kvrelay.engine.actor.PoolCommand;
-import dev.kvrelay.engine.stats.QueryFailureKind;
-import dev.kvrelay.engine.stats.RecoveryStats;
+import dev.kvrelay.engine.stats.PoolStats.QueryFailureKind;
+import dev.kvrelay.engine.stats.PoolStats;
 import dev.kvrelay.spi.eventplane.ScriptedWorker;
 import dev.kvrelay.spi.eventplane.WorkerKvQueryRequest;
 import dev.kvrelay.spi.eventplane.WorkerKvQueryResponse;
@@ -200,7 +200,7 @@ class PoolRecoveryTest {
     f.scheduler.advanceMs(1);
     assertThat(w.received()).hasSize(9);
     assertThat(f.commands).containsExactly(new PoolCommand.ResetRank(MEMBER, true));
-    RecoveryStats s = f.stats();
+    PoolStats.Recovery s = f.stats();
     assertThat(s.queryFailures(QueryFailureKind.TREE_DUMP_FAILED)).isEqualTo(9);
     assertThat(s.retries()).isEqualTo(8);
     assertThat(s.degradedResets()).isEqualTo(1);
@@ -371,7 +371,7 @@ class PoolRecoveryTest {
     f.scheduler.advanceMs(100);
     assertThat(f.appliedIds()).containsExactly(6L, 7L);
     assertThat(f.commands(PoolCommand.ReplaceRanks.class)).isEmpty();
-    RecoveryStats s = f.stats();
+    PoolStats.Recovery s = f.stats();
     assertThat(s.barriers()).isEqualTo(1);
     assertThat(s.lateAnswers()).isEqualTo(1);
     assertThat(s.discarded()).isEqualTo(1);

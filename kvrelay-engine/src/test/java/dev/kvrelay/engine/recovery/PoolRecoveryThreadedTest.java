@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.recovery;
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.ckf.producer.CkfProducer;
@@ -9,7 +10,7 @@ import dev.kvrelay.engine.actor.PoolActor;
 import dev.kvrelay.engine.actor.PoolActorConfig;
 import dev.kvrelay.engine.actor.PoolCommand;
 import dev.kvrelay.engine.actor.SubmitResult;
-import dev.kvrelay.engine.stats.SourceRecoveryState;
+import dev.kvrelay.engine.stats.PoolStats.SourceRecoveryState;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
 import dev.kvrelay.spi.eventplane.EventTopics;
 import dev.kvrelay.spi.eventplane.InMemoryRequestPlane;

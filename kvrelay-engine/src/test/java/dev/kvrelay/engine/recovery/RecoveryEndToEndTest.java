@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.ckf.producer.CkfProducer;
 import dev.kvrelay.ckf.producer.MemberId;
-import dev.kvrelay.engine.stats.RecoveryStats;
+import dev.kvrelay.engine.stats.PoolStats;
 import dev.kvrelay.spi.eventplane.KvEventData;
 import dev.kvrelay.spi.eventplane.RouterEvent;
 import dev.kvrelay.spi.eventplane.ScriptedWorker;
@@ -48,7 +48,7 @@ class RecoveryEndToEndTest {
     }
     assertThat(h.producer.copyWords()).isEqualTo(ref.copyWords());
     assertThat(h.producer.mappingCount()).isEqualTo(5);
-    RecoveryStats s = h.recovery.stats();
+    PoolStats.Recovery s = h.recovery.stats();
     assertThat(s.treeDumps()).isEqualTo(1);
     assertThat(s.gaps()).isEqualTo(1);
     assertThat(s.stale()).isEqualTo(5);

@@ -15,7 +15,7 @@ import dev.kvrelay.engine.actor.PoolCommand;
 import dev.kvrelay.engine.actor.RejectReason;
 import dev.kvrelay.engine.actor.SourceFault;
 import dev.kvrelay.engine.actor.SubmitResult;
-import dev.kvrelay.engine.stats.RecoveryStats;
+import dev.kvrelay.engine.stats.PoolStats;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
 import dev.kvrelay.spi.eventplane.EventTopics;
 import dev.kvrelay.spi.eventplane.KvEventData;
@@ -182,7 +182,7 @@ final class RecoveryFixture {
     return out;
   }
 
-  RecoveryStats stats() {
+  PoolStats.Recovery stats() {
     return recovery.stats();
   }
 }

@@ -7,7 +7,7 @@ import dev.kvrelay.api.CkfFormat;
 import dev.kvrelay.ckf.CkfConfigException;
 import dev.kvrelay.ckf.producer.CkfProducer;
 import dev.kvrelay.ckf.producer.CkfProducerConfig;
-import dev.kvrelay.engine.stats.PoolActorStats;
+import dev.kvrelay.engine.stats.PoolStats;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -71,7 +71,7 @@ public final class PoolActorStress {
    * Thread-safe: a Stats reply completed from inside the actor's task; it records whether another command of
    * the same actor was being completed at the same moment (two tasks of one actor running at once).
    */
-  static final class OverlapReply extends CompletableFuture<PoolActorStats> {
+  static final class OverlapReply extends CompletableFuture<PoolStats.Actor> {
     private final AtomicInteger inside;
     private final AtomicInteger overlaps;
 
@@ -81,7 +81,7 @@ public final class PoolActorStress {
     }
 
     @Override
-    public boolean complete(PoolActorStats value) {
+    public boolean complete(PoolStats.Actor value) {
       if (inside.getAndIncrement() != 0) {
         overlaps.incrementAndGet();
       }

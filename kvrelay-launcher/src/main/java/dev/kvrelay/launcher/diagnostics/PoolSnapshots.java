@@ -13,9 +13,8 @@ import dev.kvrelay.ckf.cbi1.Cbi1DecodeException;
 import dev.kvrelay.ckf.cbi1.Cbi1Decoder;
 import dev.kvrelay.ckf.cbi1.SnapshotAssembly;
 import dev.kvrelay.ckf.producer.CkfProducerStats;
-import dev.kvrelay.engine.PoolStats;
 import dev.kvrelay.engine.RelayEngine;
-import dev.kvrelay.engine.stats.PoolActorStats;
+import dev.kvrelay.engine.stats.PoolStats;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wire.PoolFrame;
 import dev.kvrelay.engine.wire.RelayStream;
@@ -209,7 +208,7 @@ final class PoolSnapshots {
   private JsonObject answer(KvPoolDescriptor d, Snapshot s) {
     @Nullable CkfProducerStats counts = null;
     for (PoolStats p : engine.stats().pools()) {
-      PoolActorStats a = p.actor();
+      PoolStats.Actor a = p.actor();
       if (p.descriptor().producer().equals(d.producer()) && a != null) {
         counts = a.producer();
       }

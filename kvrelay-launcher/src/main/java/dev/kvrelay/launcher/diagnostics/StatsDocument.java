@@ -10,9 +10,8 @@ import dev.kvrelay.api.json.JsonObject;
 import dev.kvrelay.api.json.JsonString;
 import dev.kvrelay.api.json.JsonValue;
 import dev.kvrelay.ckf.producer.CkfProducerStats;
-import dev.kvrelay.engine.PoolStats;
-import dev.kvrelay.engine.RelayEngineStats;
-import dev.kvrelay.engine.stats.PoolActorStats;
+import dev.kvrelay.engine.stats.PoolStats;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -66,7 +65,7 @@ final class StatsDocument {
 
   /** The upstream lifecycle word for an actor state ({@code unknown}: the actor did not answer in time). */
   static String lifecycle(PoolStats p) {
-    PoolActorStats a = p.actor();
+    PoolStats.Actor a = p.actor();
     if (a == null) {
       return "unknown";
     }
@@ -82,7 +81,7 @@ final class StatsDocument {
 
   private static JsonObject endpoint(PoolStats p) {
     KvPoolDescriptor d = p.descriptor();
-    PoolActorStats a = p.actor();
+    PoolStats.Actor a = p.actor();
     HexFormat hex = HexFormat.of();
     List<String> models = new ArrayList<>();
     TreeSet<String> aliases = new TreeSet<>();

@@ -1,9 +1,8 @@
 package dev.kvrelay.launcher.health;
 
-import dev.kvrelay.engine.PoolStats;
 import dev.kvrelay.engine.RelayEngine;
-import dev.kvrelay.engine.stats.ActorState;
-import dev.kvrelay.engine.stats.PoolActorStats;
+import dev.kvrelay.engine.stats.PoolStats.ActorState;
+import dev.kvrelay.engine.stats.PoolStats;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -85,7 +84,7 @@ public record RelayHealth(
     Map<String, Boolean> endpoints = new TreeMap<>();
     for (PoolStats pool : engine.stats().pools()) {
       total++;
-      PoolActorStats a = pool.actor();
+      PoolStats.Actor a = pool.actor();
       boolean isFenced = a != null && (a.state() == ActorState.FENCED || a.producer().fenced());
       boolean isActive = a != null && !isFenced && a.state() == ActorState.RUNNING;
       if (isFenced) {

@@ -1,24 +1,18 @@
 package dev.kvrelay.launcher.system;
 
-import dev.kvrelay.engine.PoolStats;
-import dev.kvrelay.engine.RelayEngine;
-import dev.kvrelay.engine.RelayEngineStats;
-import dev.kvrelay.engine.stats.HubRegistryStats;
-import dev.kvrelay.engine.stats.PoolActorStats;
-import dev.kvrelay.engine.stats.QueryFailureKind;
-import dev.kvrelay.engine.stats.RecoveryStats;
-import dev.kvrelay.engine.stats.StreamStats;
-import dev.kvrelay.engine.stats.SubscriberLagStats;
-import dev.kvrelay.engine.stats.WanStreamStats;
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.ServingReadinessState;
+import dev.kvrelay.engine.RelayEngine;
+import dev.kvrelay.engine.stats.PoolStats.QueryFailureKind;
+import dev.kvrelay.engine.stats.PoolStats;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import dev.kvrelay.engine.wan.TopologyEntry;
 import dev.kvrelay.engine.wan.TopologySnapshot;
 import io.prometheus.metrics.model.registry.MultiCollector;
-import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;
-import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
@@ -62,15 +56,15 @@ final class RelayMetricsCollector implements MultiCollector {
 
   /** wan-grpc §8 / plugins-wire §4, without the TLS-era expiry gauge (the spec's decision). */
   private void upstream(Families f, RelayEngineStats s) {
-    WanStreamStats w = s.streams();
-    HubRegistryStats h = s.hubs();
-    Map<String, StreamStats> streams = new LinkedHashMap<>();
+    RelayEngineStats.Streams w = s.streams();
+    RelayEngineStats.Hubs h = s.hubs();
+    Map<String, RelayEngineStats.Stream> streams = new LinkedHashMap<>();
     streams.put("catalog", w.catalog());
     streams.put("pool", w.pool());
     streams.put("readiness", w.readiness());
     streams.put("load", w.load());
     streams.put("serving_load", w.servingLoad());
-    for (Map.Entry<String, StreamStats> e : streams.entrySet()) {
+    for (Map.Entry<String, RelayEngineStats.Stream> e : streams.entrySet()) {
       f.gauge(UPSTREAM + "subscribers", "Current subscribers per WAN stream type", e.getValue().subscribers(),
           "stream", e.getKey());
       f.counter(UPSTREAM + "subscriber_lagged", "Streams ended for subscriber lag", e.getValue().lagged(),
@@ -121,7 +115,7 @@ final class RelayMetricsCollector implements MultiCollector {
       endpoints.put(pool.descriptor().poolId(), pool.descriptor().servingEndpoint().dottedName());
     }
     Map<List<String>, long[]> lag = new LinkedHashMap<>();
-    for (SubscriberLagStats l : s.hubs().subscribers()) {
+    for (RelayEngineStats.SubscriberLag l : s.hubs().subscribers()) {
       String p = endpoints.getOrDefault(l.pool(), l.pool().toString());
       long[] v = lag.computeIfAbsent(List.of(p, l.subscriberId()), k -> new long[2]);
       v[0] += l.queuedFrames();
@@ -157,7 +151,7 @@ final class RelayMetricsCollector implements MultiCollector {
     f.counter(OWN + "load_reports", "", s.loadRejected(), "outcome", "rejected");
     f.counter(OWN + "load_publish_errors", "Load window publisher failures", s.loadPublishErrors());
     f.counter(OWN + "serving_load_updates", "Serving load windows sent", s.streams().servingLoadUpdates());
-    HubRegistryStats h = s.hubs();
+    RelayEngineStats.Hubs h = s.hubs();
     f.counter(OWN + "hub_refusals", "Pool subscribes refused by the hubs", h.refusedPoolNotFound(),
         "reason", "pool_not_found");
     f.counter(OWN + "hub_refusals", "", h.refusedProducerChanged(), "reason", "producer_changed");
@@ -173,7 +167,7 @@ final class RelayMetricsCollector implements MultiCollector {
     subscriberLag(f, s);
     for (PoolStats pool : s.pools()) {
       String p = pool.descriptor().servingEndpoint().dottedName();
-      PoolActorStats a = pool.actor();
+      PoolStats.Actor a = pool.actor();
       if (a != null) {
         f.counter(OWN + "pool_events", "Events a pool actor received, by outcome", a.appliedEvents(),
             "pool", p, "outcome", "applied");
@@ -206,7 +200,7 @@ final class RelayMetricsCollector implements MultiCollector {
         f.gaugeU64(OWN + "pool_published_sequence", "Last published CBI1 sequence",
             a.producer().lastSequence(), "pool", p);
       }
-      RecoveryStats r = pool.recovery();
+      PoolStats.Recovery r = pool.recovery();
       f.counter(OWN + "pool_ingest_dropped", "Live events dropped before the pool actor, by reason",
           r.bufferOverflows(), "pool", p, "reason", "buffer_overflow");
       f.counter(OWN + "pool_ingest_dropped", "", r.inboxOverflows(), "pool", p, "reason", "inbox_overflow");

@@ -1,12 +1,8 @@
 package dev.kvrelay.launcher.system;
 
-import dev.kvrelay.engine.PoolStats;
-import dev.kvrelay.engine.RelayEngineStats;
-import dev.kvrelay.engine.stats.EventPlaneFaultKind;
-import dev.kvrelay.engine.stats.HubRegistryStats;
-import dev.kvrelay.engine.stats.LoadCounters;
-import dev.kvrelay.engine.stats.PoolActorStats;
-import dev.kvrelay.engine.stats.RecoveryStats;
+import dev.kvrelay.engine.stats.PoolStats;
+import dev.kvrelay.engine.stats.RelayEngineStats.EventPlaneFaultKind;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -50,7 +46,7 @@ final class StatusCounters {
 
   /** Relay-wide error counters, zeros included, in a fixed order. */
   static Map<String, Long> relay(RelayEngineStats s) {
-    HubRegistryStats h = s.hubs();
+    RelayEngineStats.Hubs h = s.hubs();
     Map<String, Long> errors = new LinkedHashMap<>();
     errors.put("poolStartFailures", s.poolStartFailures());
     errors.put("fencedRetirements", s.fencedRetirements());
@@ -75,7 +71,7 @@ final class StatusCounters {
   /** One pool generation's warning counters (drops, omissions, gaps, resets, plane faults), in a fixed order. */
   static Map<String, Long> pool(PoolStats p) {
     Map<String, Long> w = new LinkedHashMap<>();
-    PoolActorStats a = p.actor();
+    PoolStats.Actor a = p.actor();
     if (a != null) {
       w.put("capacityOmissions", a.capacityOmissions());
       w.put("mailboxFull", a.mailboxFull());
@@ -85,7 +81,7 @@ final class StatusCounters {
       w.put("ownershipOverflows", a.producer().ownershipOverflows());
       w.put("unknownRemovals", a.producer().unknownRemovals());
     }
-    RecoveryStats r = p.recovery();
+    PoolStats.Recovery r = p.recovery();
     w.put("recovery.gaps", r.gaps());
     w.put("recovery.timeouts", r.timeouts());
     w.put("recovery.exhausted", r.exhausted());
@@ -101,7 +97,7 @@ final class StatusCounters {
     w.put("recovery.invalidTreeDumps", r.invalidTreeDumps());
     w.put("recovery.submitRejected", r.submitRejected());
     planeFaults(w, POOL_PLANE_FAULTS, r::planeFaults);
-    LoadCounters l = p.load();
+    PoolStats.Load l = p.load();
     w.put("load.gaps", l.gaps());
     w.put("load.unknownRank", l.unknownRank());
     w.put("load.discardedAboveCapacity", l.discardedAboveCapacity());

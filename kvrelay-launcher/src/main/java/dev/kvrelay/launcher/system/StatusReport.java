@@ -2,16 +2,11 @@ package dev.kvrelay.launcher.system;
 
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.api.WorkerRole;
-import dev.kvrelay.engine.PoolStats;
 import dev.kvrelay.engine.RelayEngine;
-import dev.kvrelay.engine.RelayEngineStats;
-import dev.kvrelay.engine.stats.LoadCounters;
-import dev.kvrelay.engine.stats.PoolActorStats;
-import dev.kvrelay.engine.stats.EventPlaneFaultKind;
-import dev.kvrelay.engine.stats.QueryFailureKind;
-import dev.kvrelay.engine.stats.RecoveryStats;
-import dev.kvrelay.engine.stats.SubscriberLagStats;
-import dev.kvrelay.engine.stats.WanStreamStats;
+import dev.kvrelay.engine.stats.PoolStats.QueryFailureKind;
+import dev.kvrelay.engine.stats.PoolStats;
+import dev.kvrelay.engine.stats.RelayEngineStats.EventPlaneFaultKind;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import dev.kvrelay.engine.wan.AdapterReadiness;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wan.TopologyEntry;
@@ -110,8 +105,8 @@ record StatusReport(
    * @param recovery recovery counters by name
    * @param load load-window counters by name (the pool's load aggregator)
    * @param subscribers the pool's subscribers with their lag, by subscriber id
-   * @param sources per-source recovery state from {@code RecoveryStats.sources()} (see
-   *     {@link #sources(RecoveryStats)}), empty when the pool has no bound sources
+   * @param sources per-source recovery state from {@code PoolStats.Recovery.sources()} (see
+   *     {@link #sources(PoolStats.Recovery)}), empty when the pool has no bound sources
    * @param history the sampled rates and lag (sparklines)
    */
   record Pool(
@@ -158,7 +153,7 @@ record StatusReport(
   }
 
   /**
-   * Immutable: one pool-stream subscriber and how far it is behind (engine {@code SubscriberLagStats}).
+   * Immutable: one pool-stream subscriber and how far it is behind (engine {@code RelayEngineStats.SubscriberLag}).
    *
    * @param subscriberId the id the stream was opened with
    * @param stream the WAN stream type
@@ -172,7 +167,7 @@ record StatusReport(
    */
   record Subscriber(String subscriberId, String stream, int queuedFrames, long queuedBytes, long publishedSequence,
       long deliveredSequence, long sequenceLag, int pendingSnapshotChunks, long connectedSinceMicros) {
-    static Subscriber of(SubscriberLagStats l) {
+    static Subscriber of(RelayEngineStats.SubscriberLag l) {
       return new Subscriber(l.subscriberId(), l.stream(), l.queuedFrames(), l.queuedBytes(), l.publishedSequence(),
           l.deliveredSequence(), l.sequenceLag(), l.pendingSnapshotChunks(), l.connectedSinceMicros());
     }
@@ -180,7 +175,7 @@ record StatusReport(
 
   /**
    * Immutable: the recovery of one bound source, from the engine's per-source recovery stats
-   * ({@code RecoveryStats.sources()}).
+   * ({@code PoolStats.Recovery.sources()}).
    *
    * @param workerId the worker id (u64)
    * @param dpRank the data-parallel rank (u32)
@@ -268,7 +263,7 @@ record StatusReport(
     RelayEngineStats s = engine.stats();
     TopologySnapshot topology = engine.readiness();
     Map<KvPoolId, List<Subscriber>> subscribers = new LinkedHashMap<>();
-    for (SubscriberLagStats l : s.hubs().subscribers()) {
+    for (RelayEngineStats.SubscriberLag l : s.hubs().subscribers()) {
       subscribers.computeIfAbsent(l.pool(), k -> new ArrayList<>()).add(Subscriber.of(l));
     }
     List<Pool> pools = new ArrayList<>();
@@ -294,7 +289,7 @@ record StatusReport(
           roles(e.missingRoles()), adapters));
     }
     readiness.sort(Comparator.comparing(Readiness::namespace).thenComparing(Readiness::model));
-    WanStreamStats w = s.streams();
+    RelayEngineStats.Streams w = s.streams();
     Load load = new Load(w.loadUpdates(), w.servingLoadUpdates(), w.degradedLoadCoveragePools(),
         engine.catalog().pools().size(), s.loadObservations(), s.loadRejected(), s.loadPublishErrors(),
         w.load().subscribers(), w.servingLoad().subscribers());
@@ -341,7 +336,7 @@ record StatusReport(
     long retries = 0;
     long permitWaits = 0;
     for (PoolStats p : s.pools()) {
-      RecoveryStats r = p.recovery();
+      PoolStats.Recovery r = p.recovery();
       Map<String, Long> c = new LinkedHashMap<>();
       long down = r.planeFaults(EventPlaneFaultKind.DISCONNECTED);
       long up = r.planeFaults(EventPlaneFaultKind.RECONNECTED);
@@ -387,10 +382,10 @@ record StatusReport(
     return Long.compareUnsigned(disconnects, reconnects) > 0 ? "DISCONNECTED" : "CONNECTED";
   }
 
-  /** The pool's per-source recovery state, one {@link Source} per entry of {@code RecoveryStats.sources()}. */
-  static List<Source> sources(RecoveryStats r) {
+  /** The pool's per-source recovery state, one {@link Source} per entry of {@code PoolStats.Recovery.sources()}. */
+  static List<Source> sources(PoolStats.Recovery r) {
     List<Source> out = new ArrayList<>(r.sources().size());
-    for (dev.kvrelay.engine.stats.SourceRecoveryStats s : r.sources()) {
+    for (dev.kvrelay.engine.stats.PoolStats.SourceRecovery s : r.sources()) {
       out.add(new Source(s.workerId(), s.dpRank(), s.publisherId(), s.state().name(), s.recoverable(), s.suspect(),
           s.lastEventAgeMs(), s.resets(), s.bufferedEvents()));
     }
@@ -404,8 +399,8 @@ record StatusReport(
     String endpoint = d.servingEndpoint().dottedName();
     int buckets = d.producer().ckfFormat().bucketCount();
     long slots = buckets * (long) d.producer().ckfFormat().slotsPerBucket();
-    PoolActorStats a = p.actor();
-    RecoveryStats r = p.recovery();
+    PoolStats.Actor a = p.actor();
+    PoolStats.Recovery r = p.recovery();
     Map<String, Long> recovery = new LinkedHashMap<>();
     recovery.put("ingested", r.applied());
     recovery.put("gaps", r.gaps());
@@ -425,7 +420,7 @@ record StatusReport(
     recovery.put("stale", r.stale());
     recovery.put("discarded", r.discarded());
     recovery.put("suspectSources", r.suspectSources());
-    LoadCounters l = p.load();
+    PoolStats.Load l = p.load();
     Map<String, Long> load = new LinkedHashMap<>();
     load.put("applied", l.applied());
     load.put("ignoredAdvisory", l.ignoredAdvisory());

@@ -1,11 +1,9 @@
 package dev.kvrelay.launcher.system;
 
 import dev.kvrelay.api.KvPoolId;
-import dev.kvrelay.engine.PoolStats;
 import dev.kvrelay.engine.RelayEngine;
-import dev.kvrelay.engine.RelayEngineStats;
-import dev.kvrelay.engine.stats.PoolActorStats;
-import dev.kvrelay.engine.stats.SubscriberLagStats;
+import dev.kvrelay.engine.stats.PoolStats;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import dev.kvrelay.engine.wire.KvPoolLoadUpdate;
 import dev.kvrelay.engine.wire.ServingLoadUpdate;
 import dev.kvrelay.engine.wire.WireSources;
@@ -21,7 +19,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Thread-safe: the status page's short history — per pool, a ring of the last {@link #CAPACITY} rates of applied
  * events per second, of published CBI1 sequence advances per second and of the largest subscriber lag (deltas
- * published to a pool subscriber and not yet taken, {@link SubscriberLagStats#sequenceLag()}), sampled from one
+ * published to a pool subscriber and not yet taken, {@link RelayEngineStats.SubscriberLag#sequenceLag()}), sampled
+ * from one
  * {@code engine.stats()} read every {@link #PERIOD_MS} ms on one daemon thread this object owns (closed with the
  * system server); the same read feeds the {@link RecentErrors} ring (counter increases between two samples, and
  * the sources file's and WAN listener's last errors). Every access to the rings holds this object's monitor (the
@@ -116,7 +115,7 @@ final class StatusSampler implements AutoCloseable {
     RelayEngineStats stats = engine.stats();
     long wall = System.currentTimeMillis();
     Map<KvPoolId, Long> maxLag = new HashMap<>();
-    for (SubscriberLagStats l : stats.hubs().subscribers()) {
+    for (RelayEngineStats.SubscriberLag l : stats.hubs().subscribers()) {
       maxLag.merge(l.pool(), l.sequenceLag(), (x, y) -> Long.compareUnsigned(x, y) >= 0 ? x : y);
     }
     Map<String, long[]> now = new HashMap<>();
@@ -127,7 +126,7 @@ final class StatusSampler implements AutoCloseable {
       String scope = StatusCounters.poolScope(p);
       scopes.add(scope);
       errors.observe(wall, scope, StatusCounters.pool(p));
-      PoolActorStats a = p.actor();
+      PoolStats.Actor a = p.actor();
       if (a != null) {
         now.put(p.descriptor().servingEndpoint().dottedName(), new long[] {a.appliedEvents(),
             a.producer().lastSequence(), maxLag.getOrDefault(p.descriptor().poolId(), 0L)});

@@ -1,9 +1,5 @@
 package dev.kvrelay.launcher.diagnostics;
 
-import dev.kvrelay.launcher.health.RelayHealth;
-import dev.kvrelay.launcher.health.WanStatus;
-import dev.kvrelay.launcher.health.SourcesStatus;
-import dev.kvrelay.launcher.health.HealthSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.api.CkfFormat;
@@ -15,12 +11,16 @@ import dev.kvrelay.api.json.JsonObject;
 import dev.kvrelay.api.json.JsonString;
 import dev.kvrelay.api.json.JsonValue;
 import dev.kvrelay.engine.DiagnosticsFixture;
-import dev.kvrelay.engine.RelayEngineStats;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
+import dev.kvrelay.launcher.health.HealthSource;
+import dev.kvrelay.launcher.health.RelayHealth;
+import dev.kvrelay.launcher.health.SourcesStatus;
+import dev.kvrelay.launcher.health.WanStatus;
 import dev.kvrelay.requestplane.tcp.TcpRequestPlaneConfig;
 import dev.kvrelay.requestplane.tcp.TcpRequestServer;
-import dev.kvrelay.spi.discovery.DiscoveryRegistrar;
 import dev.kvrelay.spi.discovery.DiscoveryRecord;
+import dev.kvrelay.spi.discovery.DiscoveryRegistrar;
 import dev.kvrelay.spi.discovery.EndpointRecord;
 import dev.kvrelay.spi.discovery.Transport;
 import java.nio.file.Path;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.engine.RelayEngine;
 import dev.kvrelay.engine.RelayEngineConfig;
-import dev.kvrelay.engine.RelayEngineStats;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import dev.kvrelay.grpc.server.RelayGrpcServer;
 import dev.kvrelay.launcher.SystemTestWorkers;
 import dev.kvrelay.spi.discovery.InMemoryDiscovery;

@@ -7,12 +7,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.EventScope;
 import dev.kvrelay.api.WorkerRole;
-import dev.kvrelay.engine.PoolStats;
 import dev.kvrelay.engine.RelayEngine;
 import dev.kvrelay.engine.RelayEngineConfig;
-import dev.kvrelay.engine.RelayEngineStats;
-import dev.kvrelay.engine.stats.EventPlaneFaultKind;
-import dev.kvrelay.engine.stats.SubscriberLagStats;
+import dev.kvrelay.engine.stats.PoolStats;
+import dev.kvrelay.engine.stats.RelayEngineStats.EventPlaneFaultKind;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wan.TopologyEntry;
 import dev.kvrelay.engine.wire.PoolFrame;
@@ -234,9 +233,9 @@ class StatusPageTest {
   }
 
   /** The subscriber rows of {@code s} for {@code pool}, by subscriber id. */
-  private static Map<String, SubscriberLagStats> lagOf(RelayEngineStats s, KvPoolDescriptor pool) {
-    Map<String, SubscriberLagStats> out = new java.util.TreeMap<>();
-    for (SubscriberLagStats l : s.hubs().subscribers()) {
+  private static Map<String, RelayEngineStats.SubscriberLag> lagOf(RelayEngineStats s, KvPoolDescriptor pool) {
+    Map<String, RelayEngineStats.SubscriberLag> out = new java.util.TreeMap<>();
+    for (RelayEngineStats.SubscriberLag l : s.hubs().subscribers()) {
       if (l.pool().equals(pool.poolId())) {
         out.put(l.subscriberId(), l);
       }
@@ -266,7 +265,7 @@ class StatusPageTest {
           () -> Long.compareUnsigned(publishedSequence(engine.stats()), published) > 0);
     }
     await("sub-lagging ≥ 3 deltas behind", () -> {
-      SubscriberLagStats l = lagOf(engine.stats(), pool).get("sub-lagging");
+      RelayEngineStats.SubscriberLag l = lagOf(engine.stats(), pool).get("sub-lagging");
       return l != null && l.sequenceLag() >= 3;
     });
     engine.sync().get(DEADLINE_MS, TimeUnit.MILLISECONDS);
@@ -277,7 +276,7 @@ class StatusPageTest {
     // Read the engine before and after the page: when both reads agree, the page must show exactly that.
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS);
     JsonNode j;
-    Map<String, SubscriberLagStats> before;
+    Map<String, RelayEngineStats.SubscriberLag> before;
     while (true) {
       before = lagOf(engine.stats(), pool);
       j = statusJson();
@@ -293,7 +292,7 @@ class StatusPageTest {
     assertThat(subs.get(0).get("subscriberId").asText()).isEqualTo("sub-keeping");
     assertThat(subs.get(1).get("subscriberId").asText()).isEqualTo("sub-lagging");
     for (JsonNode row : subs) {
-      SubscriberLagStats l = before.get(row.get("subscriberId").asText());
+      RelayEngineStats.SubscriberLag l = before.get(row.get("subscriberId").asText());
       assertThat(row.get("stream").asText()).isEqualTo(l.stream()).isEqualTo("pool");
       assertThat(row.get("sequenceLag").asText()).isEqualTo(Long.toUnsignedString(l.sequenceLag()));
       assertThat(row.get("queuedFrames").asInt()).isEqualTo(l.queuedFrames());
@@ -309,13 +308,13 @@ class StatusPageTest {
     assertThat(p.get("maxLag").asLong()).isEqualTo(lag);
     assertThat(j.get("unattachedSubscribers")).isEmpty();
     // Per-source recovery rows: the engine's own sources (identity and state; the age moves between reads).
-    java.util.List<dev.kvrelay.engine.stats.SourceRecoveryStats> sources =
+    java.util.List<dev.kvrelay.engine.stats.PoolStats.SourceRecovery> sources =
         engine.stats().pools().get(0).recovery().sources();
     assertThat(sources).isNotEmpty();
     JsonNode rows = p.get("sources");
     assertThat(rows).hasSize(sources.size());
     for (int i = 0; i < sources.size(); i++) {
-      dev.kvrelay.engine.stats.SourceRecoveryStats s = sources.get(i);
+      dev.kvrelay.engine.stats.PoolStats.SourceRecovery s = sources.get(i);
       assertThat(rows.get(i).get("workerId").asText()).isIn(Long.toUnsignedString(s.workerId()),
           Long.toString(s.workerId()));
       assertThat(rows.get(i).get("dpRank").asInt()).isEqualTo(s.dpRank());

@@ -8,12 +8,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kvrelay.api.RelayErrorReason;
 import dev.kvrelay.api.RelayException;
 import dev.kvrelay.engine.EngineFaults;
-import dev.kvrelay.engine.PoolStats;
 import dev.kvrelay.engine.RelayConfigKey;
 import dev.kvrelay.engine.RelayEngine;
 import dev.kvrelay.engine.RelayEngineConfig;
-import dev.kvrelay.engine.RelayEngineStats;
-import dev.kvrelay.engine.stats.HubRegistryStats;
+import dev.kvrelay.engine.stats.PoolStats;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import dev.kvrelay.engine.wan.KvPoolDescriptor;
 import dev.kvrelay.engine.wire.CatalogUpdate;
 import dev.kvrelay.engine.wire.PoolFrame;
@@ -453,7 +452,7 @@ class SystemServerTest {
     assertThat(m.value("dynamo_component_kv_dc_relay_ready_publication_hub_count", base)).isEqualTo(1);
     assertThat(m.value("dynamo_component_kv_dc_relay_serving_topology_count", with(base, "state", "ready")))
         .isEqualTo(2);
-    HubRegistryStats hubs = engine.stats().hubs();
+    RelayEngineStats.Hubs hubs = engine.stats().hubs();
     assertThat(hubs.refusedResourceLimit()).isEqualTo(2);
     assertThat(hubs.refusedInitializedHubLimit()).isEqualTo(1);
   }

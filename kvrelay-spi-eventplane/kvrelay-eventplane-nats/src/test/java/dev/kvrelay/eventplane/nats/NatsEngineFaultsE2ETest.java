@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvrelay.engine.PlaneE2E;
 import dev.kvrelay.engine.PythonWorker;
-import dev.kvrelay.engine.RelayEngineStats;
-import dev.kvrelay.engine.stats.EventPlaneFaultKind;
+import dev.kvrelay.engine.stats.RelayEngineStats.EventPlaneFaultKind;
+import dev.kvrelay.engine.stats.RelayEngineStats;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
