@@ -1,5 +1,6 @@
 package dev.kvrelay.engine;
 
+
 import static dev.kvrelay.engine.RelayHost.LOG;
 
 import dev.kvrelay.engine.stats.RelayEngineStats.EventPlaneFaultKind;

@@ -1,5 +1,6 @@
 package dev.kvrelay.engine;
 
+
 import dev.kvrelay.engine.stats.RelayEngineStats.EventPlaneFaultKind;
 import java.util.EnumMap;
 import java.util.Map;

@@ -1,5 +1,3 @@
-// Over 500 lines (about 525): both ways in (the mailbox of other threads and the inline commands of the ingest
-// stage) and the confined command loop share the actor's confined state; splitting them would spread that state.
 package dev.kvrelay.engine.actor;
 
 import dev.kvrelay.ckf.producer.CkfDelta;
@@ -32,9 +30,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Mailbox (producer.md §3.1): bounded ({@link PoolActorConfig#mailboxCapacity()}); a full mailbox or
  * exhausted block permits reject the submission with a typed {@link SubmitResult.Rejected} (counted),
- * never blocking. Backpressure: {@link #roomFor} lets the recovery hold an event back while the mailbox (less
- * a reserve of one eighth kept for control commands) or the permits are full, and wakes it once room frees,
- * so a momentary stall of this task holds events upstream instead of dropping them. An Apply costs
+ * never blocking. (The pool's live events do not pass through it: they reach the task through its ingest stage, whose
+ * inbox holds them upstream while the task is behind; see below.) An Apply costs
  * {@code max(1, #blocks or #removed hashes)} permits capped at the permit total; Cleared costs 1; permits return
  * when the command has run.
  *
@@ -66,8 +63,8 @@ public final class PoolActor {
   private final PoolActorConfig config;
   private final ActorScheduler scheduler;
   private final ArrayBlockingQueue<PoolCommand> mailbox;
-  /** Mailbox occupancy, block permits and the waiter for room. */
-  private final MailboxRoom room;
+  /** The block permits of the queued Apply commands. */
+  private final BlockPermits blockPermits;
   private final AtomicLong timerDue = new AtomicLong();
   private volatile boolean closed;
   private volatile boolean shutdownRequested;
@@ -106,7 +103,7 @@ public final class PoolActor {
     this.faultReporter = new FaultReporter(faults, counters);
     this.delivery = new PublicationDelivery(producer, publications, counters);
     this.mailbox = new ArrayBlockingQueue<>(config.mailboxCapacity());
-    this.room = new MailboxRoom(config);
+    this.blockPermits = new BlockPermits(config);
     this.task = new SerialTask(scheduler, this::run, e -> {
       LOG.error("pool actor: unexpected exception, fencing the producer", e);
       reportFault(new MemberId(0, 0), 0, FaultKind.INTERNAL_ERROR);
@@ -143,42 +140,18 @@ public final class PoolActor {
       closedRejections.increment();
       return new SubmitResult.Rejected(RejectReason.CLOSED);
     }
-    long cost = command instanceof PoolCommand.Apply a ? room.cost(a.event()) : 0;
-    if (cost > 0 && !room.acquire(cost)) {
+    long cost = command instanceof PoolCommand.Apply a ? blockPermits.cost(a.event()) : 0;
+    if (cost > 0 && !blockPermits.acquire(cost)) {
       permitsExhausted.increment();
       return new SubmitResult.Rejected(RejectReason.PERMITS_EXHAUSTED);
     }
-    room.enqueued();
     if (!mailbox.offer(command)) {
-      room.dequeued();
-      room.release(cost);
+      blockPermits.release(cost);
       mailboxFull.increment();
       return new SubmitResult.Rejected(RejectReason.MAILBOX_FULL);
     }
     scheduleRun();
     return SubmitResult.Accepted.INSTANCE;
-  }
-
-  /**
-   * Backpressure for the one feeder of Apply commands (the recovery): true if an Apply of {@code event} would find
-   * mailbox room (beyond the control reserve) and permits now, or the actor is closed (the submission then fails,
-   * counted). Otherwise {@code onRoom} is registered and run once, on the actor's thread, after a command has left
-   * the mailbox; it must not block. Any thread; never blocks.
-   */
-  public boolean roomFor(RouterEvent event, Runnable onRoom) {
-    return room.roomFor(event, onRoom, closed);
-  }
-
-  private void wakeWaiter() {
-    Runnable w = room.takeWaiter(closed);
-    if (w != null) {
-      try {
-        w.run();
-      } catch (RuntimeException e) {
-        counters.listenerErrors++;
-        LOG.warn("pool actor: room waiter failed", e);
-      }
-    }
   }
 
   /**
@@ -251,12 +224,12 @@ public final class PoolActor {
 
   /** Block permits held by queued Apply commands (tests). Any thread. */
   long permitsInUse() {
-    return room.permitsInUse();
+    return blockPermits.inUse();
   }
 
   /** Block permits an Apply of {@code event} costs (producer.md §3.1). */
   long cost(RouterEvent event) {
-    return room.cost(event);
+    return blockPermits.cost(event);
   }
 
   private void scheduleRun() {
@@ -278,32 +251,26 @@ public final class PoolActor {
   }
 
   /**
-   * The mailbox part of a run: at most one mailbox's worth of commands (then it yields), the shutdown once the
-   * mailbox is empty, and the room waiter woken before it ends; true if work is left.
+   * The mailbox part of a run: at most one mailbox's worth of commands (then it yields), and the shutdown once the
+   * mailbox is empty; true if work is left.
    */
   private boolean runBatch() {
-    try {
-      for (int budget = config.mailboxCapacity(); budget > 0; budget--) {
-        if (fenceRequested && !fenceDone.isDone()) {
-          guarded(this::handleFenceCommand);
-        }
-        long due = timerDue.getAndSet(0);
-        if (due != 0) {
-          guarded(() -> onTimer(due));
-        }
-        PoolCommand command = mailbox.poll();
-        if (command == null) {
-          break;
-        }
-        room.dequeued();
-        guarded(() -> process(command));
-        wakeWaiter();
+    for (int budget = config.mailboxCapacity(); budget > 0; budget--) {
+      if (fenceRequested && !fenceDone.isDone()) {
+        guarded(this::handleFenceCommand);
       }
-      if (shutdownRequested && !shutdownDone.isDone() && mailbox.isEmpty()) {
-        guarded(this::handleShutdown);
+      long due = timerDue.getAndSet(0);
+      if (due != 0) {
+        guarded(() -> onTimer(due));
       }
-    } finally {
-      wakeWaiter();
+      PoolCommand command = mailbox.poll();
+      if (command == null) {
+        break;
+      }
+      guarded(() -> process(command));
+    }
+    if (shutdownRequested && !shutdownDone.isDone() && mailbox.isEmpty()) {
+      guarded(this::handleShutdown);
     }
     return needsRun();
   }
@@ -339,7 +306,7 @@ public final class PoolActor {
       try {
         apply(a, true);
       } finally {
-        room.release(room.cost(a.event()));
+        blockPermits.release(blockPermits.cost(a.event()));
       }
     } else if (command instanceof PoolCommand.Flush) {
       drainIfRunning();
@@ -501,7 +468,6 @@ public final class PoolActor {
   private void failQueued() {
     PoolCommand c;
     while ((c = mailbox.poll()) != null) {
-      room.dequeued();
       process(c);
     }
   }

@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.actor;
 
+
 import dev.kvrelay.ckf.producer.BarrierSnapshot;
 import dev.kvrelay.ckf.producer.CkfDelta;
 import dev.kvrelay.ckf.producer.CkfProducer;

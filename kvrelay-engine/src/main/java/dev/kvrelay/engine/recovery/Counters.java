@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.recovery;
 
+
 import dev.kvrelay.engine.stats.PoolStats.QueryFailureKind;
 import dev.kvrelay.engine.stats.PoolStats;
 import dev.kvrelay.engine.stats.RelayEngineStats.EventPlaneFaultKind;

@@ -1,15 +1,12 @@
 package dev.kvrelay.engine.recovery;
 
 import dev.kvrelay.engine.actor.PoolCommand;
-import dev.kvrelay.engine.actor.RejectReason;
 import dev.kvrelay.engine.actor.SubmitResult;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
 import dev.kvrelay.spi.eventplane.KvEventData;
 import dev.kvrelay.spi.eventplane.ResidencyDomain;
 import dev.kvrelay.spi.eventplane.RouterEvent;
 import dev.kvrelay.spi.eventplane.StorageTier;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
@@ -18,20 +15,14 @@ import java.util.function.LongSupplier;
  * source ⇒ dropped; fenced or recovering ⇒ buffered; at or below the cursor ⇒ stale; an all-domain {@code cleared} ⇒
  * barrier; contiguous ⇒ applied; first event or gap ⇒ buffered and a recovery started (a live-only source is reset).
  *
- * <p>An event the actor refuses for lack of room (mailbox or permits) is held, not dropped: it and every later event
- * of its source wait in the source's buffer, in order, and are re-fed once the actor has room (the actor wakes the
- * serial task). Waiting for the next event's gap instead lost the last event of a burst for good when the worker went
- * quiet after it. Only a refusal because the actor closed (the pool is retiring) drops the event.
+ * <p>The actor runs each command at once ({@code PoolActor.runInline}) and refuses one only once it closed (the pool
+ * is retiring): a refused event is dropped (counted {@code submitRejected}); nothing waits for room.
  */
 final class CursorRules {
   private final RecoveryParts p;
   private final Counters counters;
   private final RecoverySettings settings;
   private final LongSupplier nanoTime;
-  /** Sources whose next event waits for actor room, oldest first. */
-  private final List<Slot> heldSlots = new ArrayList<>();
-  /** Whether the last refused Apply was refused because the actor closed (nothing to wait for). */
-  private boolean refusalFinal;
 
   CursorRules(RecoveryParts parts) {
     this.p = parts;
@@ -62,7 +53,7 @@ final class CursorRules {
       counters.add(Counter.REJECTED_SOURCE_EVENTS);
       return;
     }
-    if (s.fenced || s.held) {
+    if (s.fenced) {
       buffer(s, ev, fromBuffer);
       return;
     }
@@ -79,9 +70,7 @@ final class CursorRules {
       return;
     }
     if (s.hasCursor && ev.eventId() == s.cursor + 1) {
-      if (!applyLive(s, ev)) {
-        hold(s, ev);
-      }
+      applyLive(s, ev); // refused only by a closed actor: dropped
       return;
     }
     if (s.hasCursor) {
@@ -92,17 +81,9 @@ final class CursorRules {
       if (reset.accepted()) {
         counters.add(Counter.LIVE_ONLY_RESETS);
         s.countReset();
-        if (applyLive(s, ev)) {
-          return;
-        }
-        // The rank is empty now: the refused event is the next one to apply after the reset.
-        s.cursor = ev.eventId() - 1;
-        s.hasCursor = ev.eventId() != 0;
-      } else {
-        refusalFinal = closed(reset);
+        applyLive(s, ev);
       }
-      hold(s, ev);
-      return;
+      return; // a refusal (a closed actor) drops the event
     }
     buffer(s, ev, fromBuffer);
     p.queries.startRecovery(s,
@@ -126,8 +107,6 @@ final class CursorRules {
     s.phase = Phase.LIVE;
     if (applyLive(s, ev)) {
       p.batches.leaveWave(s.member);
-    } else if (!refusalFinal) {
-      hold(s, ev);
     } else if (s.recoverable) {
       buffer(s, ev, true);
       p.queries.startRecovery(s, "barrier not applied");
@@ -138,7 +117,6 @@ final class CursorRules {
   /** Invalidates in-flight work of {@code s}: attempt, pending replacement, buffered events. */
   void invalidate(Slot s) {
     invalidateAttempt(s);
-    s.held = false;
     EventBuffer b = s.buffer;
     if (b != null) {
       counters.add(Counter.DISCARDED, b.clear());
@@ -154,59 +132,16 @@ final class CursorRules {
     p.batches.remove(s);
   }
 
-  /** Submits {@code Apply(ev)} for {@code s}; if accepted, counts it and moves the cursor to its id. */
+  /** Runs {@code Apply(ev)} for {@code s}; if accepted, counts it and moves the cursor to its id. */
   boolean applyLive(Slot s, RouterEvent ev) {
     SubmitResult result = p.offer(new PoolCommand.Apply(s.member, s.binding.publisherId(), ev));
     if (!result.accepted()) {
-      refusalFinal = closed(result);
       return false;
     }
     counters.add(Counter.APPLIED);
     s.cursor = ev.eventId();
     s.hasCursor = true;
     return true;
-  }
-
-  private static boolean closed(SubmitResult refusal) {
-    return refusal instanceof SubmitResult.Rejected r && r.reason() == RejectReason.CLOSED;
-  }
-
-  /** The actor refused {@code ev}, the next event of {@code s}: hold it (see the class comment). */
-  private void hold(Slot s, RouterEvent ev) {
-    if (refusalFinal) {
-      return;
-    }
-    buffer(s, ev, true);
-    if (!s.held) {
-      s.held = true;
-      heldSlots.add(s);
-    }
-    if (p.actor.roomFor(ev, p.task.onRoom())) {
-      p.task.signalRoom(); // room already: the next run re-feeds it
-    }
-  }
-
-  /**
-   * Re-feeds held sources, one pass over them, while the actor has room for their first event; false if one must
-   * still wait (woken by the actor, or at once when it had room again but a concurrent submission took it).
-   */
-  boolean releaseHeld() {
-    for (int n = heldSlots.size(); n > 0 && !heldSlots.isEmpty(); n--) {
-      Slot s = heldSlots.get(0);
-      EventBuffer b = s.buffer;
-      if (!s.held || b == null || b.size() == 0) {
-        s.held = false;
-        heldSlots.remove(0);
-        continue;
-      }
-      if (!p.actor.roomFor(b.peek(), p.task.onRoom())) {
-        return false;
-      }
-      s.held = false;
-      heldSlots.remove(0);
-      drain(s);
-    }
-    return heldSlots.isEmpty();
   }
 
   private void buffer(Slot s, RouterEvent ev, boolean again) {

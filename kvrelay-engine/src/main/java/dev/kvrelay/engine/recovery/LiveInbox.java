@@ -70,12 +70,6 @@ final class LiveInbox {
     return true;
   }
 
-  /** The oldest ready event without taking it, or null if empty. Consumer only. */
-  @Nullable RouterEvent peekEvent() {
-    int idx = (int) (head & mask);
-    return sequence.get(idx) == head + 1 ? events[idx] : null;
-  }
-
   EventEnvelope envelope() {
     EventEnvelope e = polledEnvelope;
     if (e == null) {

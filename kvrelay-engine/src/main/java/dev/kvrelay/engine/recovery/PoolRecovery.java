@@ -5,6 +5,7 @@ import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.engine.actor.ActorScheduler;
 import dev.kvrelay.engine.actor.PoolActor;
 import dev.kvrelay.engine.actor.PoolCommand;
+import dev.kvrelay.engine.actor.SubmitResult;
 import dev.kvrelay.engine.stats.PoolStats;
 import dev.kvrelay.engine.stats.RelayEngineStats.EventPlaneFaultKind;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
@@ -16,14 +17,15 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Thread-safe: every public method may be called from any thread and never blocks; all recovery state
- * is confined to one serial task on the given {@link ActorScheduler} (live events reach it through a
- * lock-free bounded inbox, everything else through a control queue): the pool actor's own task when built by {@link
- * #onActor} (the engine's wiring), or a task of its own in front of a {@link PoolCommandSink}. Per-source recovery
+ * is confined to the pool actor's serial task, which runs this recovery as its ingest stage ({@link #onActor}; live
+ * events reach it through a lock-free bounded inbox, everything else through a control queue). Per-source recovery
  * of one pool (producer.md §3.6, runtime-inputs.md §6.3).
  *
  * <p>Per bound source (one {@link SourceBinding}, i.e. one publisher incarnation of a {@code (worker,
@@ -75,32 +77,16 @@ public final class PoolRecovery implements AutoCloseable {
   private final Counters counters;
 
   /**
-   * A recovery for {@code pool}.
-   *
-   * @param requests the request-plane client, or {@code null}: then every source is treated as live-only
-   * @param relayQueryPermits the relay-wide query permits (16), shared by every pool's recovery
-   * @param nanoTime the monotonic clock of the batch window (the scheduler's time base)
-   */
-  public PoolRecovery(KvPoolId pool, RecoverySettings settings, PoolCommandSink actor,
-      @Nullable RequestPlaneClient requests, Semaphore relayQueryPermits, ActorScheduler scheduler,
-      LongSupplier nanoTime) {
-    this(pool, settings, actor, requests, relayQueryPermits, scheduler, nanoTime, INBOX_WAIT_NANOS);
-  }
-
-  /** As above, with the delivery thread's bounded wait for inbox room (tests). */
-  PoolRecovery(KvPoolId pool, RecoverySettings settings, PoolCommandSink actor,
-      @Nullable RequestPlaneClient requests, Semaphore relayQueryPermits, ActorScheduler scheduler,
-      LongSupplier nanoTime, long inboxWaitNanos) {
-    this(pool, settings, actor, requests, relayQueryPermits, scheduler, nanoTime, inboxWaitNanos, null);
-  }
-
-  /**
    * A recovery for {@code pool} run as {@code actor}'s ingest stage (the engine's wiring): its cursor rules run in
    * the actor's serial task, which drains this recovery's inbox and applies each contiguous event at once ({@link
    * PoolActor#runInline}); the inbox is the one queue between a delivery thread and the pool's single writer, and an
    * event's member is checked once, here (counted {@code memberMismatch}). Backpressure: a full inbox parks the
-   * delivery thread (bounded), then drops and counts. Parameters as for the public constructor; {@code scheduler}
-   * must be the actor's (the recovery's timers post to its task).
+   * delivery thread (bounded), then drops and counts.
+   *
+   * @param requests the request-plane client, or {@code null}: then every source is treated as live-only
+   * @param relayQueryPermits the relay-wide query permits (16), shared by every pool's recovery
+   * @param scheduler the actor's scheduler (the recovery's timers post to its task)
+   * @param nanoTime the monotonic clock of the batch window (the scheduler's time base)
    */
   public static PoolRecovery onActor(KvPoolId pool, RecoverySettings settings, PoolActor actor,
       @Nullable RequestPlaneClient requests, Semaphore relayQueryPermits, ActorScheduler scheduler,
@@ -113,14 +99,25 @@ public final class PoolRecovery implements AutoCloseable {
   static PoolRecovery onActor(KvPoolId pool, RecoverySettings settings, PoolActor actor,
       @Nullable RequestPlaneClient requests, Semaphore relayQueryPermits, ActorScheduler scheduler,
       LongSupplier nanoTime, long inboxWaitNanos) {
-    Objects.requireNonNull(actor, "actor");
-    return new PoolRecovery(pool, settings, actor::runInline, requests, relayQueryPermits, scheduler, nanoTime,
-        inboxWaitNanos, actor);
+    return onActor(pool, settings, actor, requests, relayQueryPermits, scheduler, nanoTime, inboxWaitNanos,
+        UnaryOperator.identity());
   }
 
-  private PoolRecovery(KvPoolId pool, RecoverySettings settings, PoolCommandSink actor,
+  /**
+   * As above, with {@code tap} wrapped around the actor's inline commands (tests: it sees every command the stage
+   * runs, in order, and may refuse or fail one as the actor or a bug would; it runs in the actor's task).
+   */
+  static PoolRecovery onActor(KvPoolId pool, RecoverySettings settings, PoolActor actor,
       @Nullable RequestPlaneClient requests, Semaphore relayQueryPermits, ActorScheduler scheduler,
-      LongSupplier nanoTime, long inboxWaitNanos, @Nullable PoolActor host) {
+      LongSupplier nanoTime, long inboxWaitNanos, UnaryOperator<Function<PoolCommand, SubmitResult>> tap) {
+    Objects.requireNonNull(actor, "actor");
+    return new PoolRecovery(pool, settings, tap.apply(actor::runInline), requests, relayQueryPermits, scheduler,
+        nanoTime, inboxWaitNanos, actor);
+  }
+
+  private PoolRecovery(KvPoolId pool, RecoverySettings settings, Function<PoolCommand, SubmitResult> actor,
+      @Nullable RequestPlaneClient requests, Semaphore relayQueryPermits, ActorScheduler scheduler,
+      LongSupplier nanoTime, long inboxWaitNanos, PoolActor host) {
     this.pool = Objects.requireNonNull(pool, "pool");
     this.parts = new RecoveryParts(pool, Objects.requireNonNull(settings, "settings"),
         Objects.requireNonNull(actor, "actor"), requests,
@@ -149,10 +146,10 @@ public final class PoolRecovery implements AutoCloseable {
 
   /**
    * A live {@code kv-events} message (any thread; typically the event-plane delivery thread). Does not allocate:
-   * the pair goes into a bounded lock-free inbox. Backpressure: the serial task holds events in the inbox while the
-   * pool actor has no room ({@link PoolCommandSink#roomFor}), so a full inbox makes the delivery thread wait (parked,
-   * at most {@link #INBOX_WAIT_NANOS}); only then is the event dropped and counted in {@code inboxOverflows} (the
-   * rank sees a gap and recovers).
+   * the pair goes into a bounded lock-free inbox, which the actor's task drains as fast as it applies the events.
+   * Backpressure: a full inbox (the actor is behind) makes the delivery thread wait (parked, at most {@link
+   * #INBOX_WAIT_NANOS}); only then is the event dropped and counted in {@code inboxOverflows} (the rank sees a gap
+   * and recovers).
    */
   public void onLiveEvent(EventEnvelope envelope, RouterEvent event) {
     task.offerLive(envelope, event);

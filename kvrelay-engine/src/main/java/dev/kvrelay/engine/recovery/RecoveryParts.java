@@ -11,6 +11,7 @@ import dev.kvrelay.spi.eventplane.RouterEvent;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
@@ -22,7 +23,8 @@ import org.jspecify.annotations.Nullable;
 final class RecoveryParts {
   final KvPoolId pool;
   final RecoverySettings settings;
-  final PoolCommandSink actor;
+  /** The actor's inline commands ({@link PoolActor#runInline}), as the stage hands them on (tests may tap them). */
+  final Function<PoolCommand, SubmitResult> actor;
   final @Nullable RequestPlaneClient requests;
   final Semaphore permits;
   final LongSupplier nanoTime;
@@ -36,42 +38,37 @@ final class RecoveryParts {
   final ReplacementBatches batches;
   final PlaneFaults faults;
 
-  RecoveryParts(KvPoolId pool, RecoverySettings settings, PoolCommandSink actor, @Nullable RequestPlaneClient requests,
-      Semaphore permits, ActorScheduler scheduler, LongSupplier nanoTime, long inboxWaitNanos,
-      @Nullable PoolActor host) {
+  RecoveryParts(KvPoolId pool, RecoverySettings settings, Function<PoolCommand, SubmitResult> actor,
+      @Nullable RequestPlaneClient requests, Semaphore permits, ActorScheduler scheduler, LongSupplier nanoTime,
+      long inboxWaitNanos, PoolActor host) {
     this.pool = pool;
     this.settings = settings;
     this.actor = actor;
     this.requests = requests;
     this.permits = permits;
     this.nanoTime = nanoTime;
-    this.task =
-        new RecoveryTask(pool, scheduler, actor, counters, inboxWaitNanos, this::onInbound, this::releaseHeld, host);
+    this.task = new RecoveryTask(pool, scheduler, counters, inboxWaitNanos, this::onInbound, host);
     // The jobs only keep this wiring; none calls another before the constructor returned.
     this.lifecycle = new SourceLifecycle(this);
     this.cursor = new CursorRules(this);
     this.queries = new RecoveryQueries(this);
     this.batches = new ReplacementBatches(this);
     this.faults = new PlaneFaults(this);
-    task.start(); // last: attached, the actor's task may run this recovery's batches from now on
+    task.start(); // last: the actor's task may run this recovery's batches from now on
   }
 
   private void onInbound(EventEnvelope envelope, RouterEvent event) {
     cursor.onInbound(envelope, event);
   }
 
-  private boolean releaseHeld() {
-    return cursor.releaseHeld();
-  }
-
-  /** Offers {@code command} to the pool actor; a refusal is counted ({@code submitRejected}) and returns false. */
+  /** Runs {@code command} on the pool actor; a refusal is counted ({@code submitRejected}) and returns false. */
   boolean submit(PoolCommand command) {
     return offer(command).accepted();
   }
 
-  /** Offers {@code command} to the pool actor and returns its answer; a refusal is counted ({@code submitRejected}). */
+  /** Runs {@code command} on the pool actor and returns its answer; a refusal is counted ({@code submitRejected}). */
   SubmitResult offer(PoolCommand command) {
-    SubmitResult result = actor.submit(command);
+    SubmitResult result = actor.apply(command);
     if (!result.accepted()) {
       counters.add(Counter.SUBMIT_REJECTED);
     }

@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.recovery;
 
+
 import dev.kvrelay.api.KvPoolId;
 import dev.kvrelay.ckf.producer.CkfOutcome;
 import dev.kvrelay.ckf.producer.RankReplacement;

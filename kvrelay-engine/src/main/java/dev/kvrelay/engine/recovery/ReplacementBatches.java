@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.recovery;
 
+
 import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.ckf.producer.RankReplacement;
 import dev.kvrelay.engine.actor.PoolCommand;

@@ -23,8 +23,6 @@ final class Slot {
   volatile boolean rejected;
   boolean hasCursor;
   long cursor;
-  /** Its next event was refused for lack of actor room and waits, with the later ones, in the buffer. */
-  boolean held;
   volatile Phase phase = Phase.LIVE;
   volatile @Nullable EventBuffer buffer;
   int retries;

@@ -27,9 +27,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Backpressure: a stalled pool actor and a burst larger than its mailbox and the recovery's inbox together. Nothing
- * is dropped: the recovery holds events in its inbox, the delivery thread waits, and the actor's table ends equal to
- * a producer fed every event directly.
+ * Backpressure: a stalled pool actor (the recovery is its ingest stage) and a burst larger than its mailbox and the
+ * recovery's inbox together. Nothing is dropped: the events wait in the inbox, the delivery thread waits, and the
+ * actor's table ends equal to a producer fed every event directly.
  */
 class PoolRecoveryBackpressureTest {
   private static final MemberId M = new MemberId(11, 0);
@@ -52,9 +52,9 @@ class PoolRecoveryBackpressureTest {
       }
     }
     ScheduledExecutorService actorExec = Executors.newSingleThreadScheduledExecutor();
-    ScheduledExecutorService recoveryExec = Executors.newSingleThreadScheduledExecutor();
     CountDownLatch stall = new CountDownLatch(1);
     try {
+      ExecutorActorScheduler scheduler = new ExecutorActorScheduler(actorExec);
       actorExec.execute(() -> {
         try {
           stall.await(); // the deliberate stall: the actor's task cannot run until released
@@ -63,11 +63,9 @@ class PoolRecoveryBackpressureTest {
         }
       });
       CkfProducer producer = CkfProducer.create(ActorHarness.config());
-      PoolActor actor = PoolActor.start(producer, PoolActorConfig.DEFAULTS, new ExecutorActorScheduler(actorExec),
-          p -> true, f -> { });
-      PoolCommandSink sink = PoolCommandSink.of(actor);
-      PoolRecovery recovery = new PoolRecovery(RecoveryFixture.POOL, RecoverySettings.DEFAULTS, sink, null,
-          new Semaphore(16), new ExecutorActorScheduler(recoveryExec), System::nanoTime, TimeUnit.SECONDS.toNanos(30));
+      PoolActor actor = PoolActor.start(producer, PoolActorConfig.DEFAULTS, scheduler, p -> true, f -> { });
+      PoolRecovery recovery = PoolRecovery.onActor(RecoveryFixture.POOL, RecoverySettings.DEFAULTS, actor, null,
+          new Semaphore(16), scheduler, System::nanoTime, TimeUnit.SECONDS.toNanos(30));
       recovery.updateSources(List.of(RecoveryFixture.liveOnly(M, PUBLISHER)));
       Thread delivery = new Thread(() -> {
         for (RouterEvent e : events) {
@@ -87,7 +85,6 @@ class PoolRecoveryBackpressureTest {
     } finally {
       stall.countDown();
       actorExec.shutdownNow();
-      recoveryExec.shutdownNow();
     }
   }
 

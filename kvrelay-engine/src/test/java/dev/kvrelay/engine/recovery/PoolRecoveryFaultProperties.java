@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.recovery;
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.longs;

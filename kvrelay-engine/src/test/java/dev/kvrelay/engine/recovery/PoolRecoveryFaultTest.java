@@ -1,5 +1,6 @@
 package dev.kvrelay.engine.recovery;
 
+
 import static dev.kvrelay.engine.recovery.RecoveryFixture.MEMBER;
 import static dev.kvrelay.engine.recovery.RecoveryFixture.PUBLISHER;
 import static dev.kvrelay.engine.recovery.RecoveryFixture.WORKER;

@@ -345,41 +345,6 @@ class PoolRecoveryTest {
   }
 
   @Test
-  void aRejectedLastEventIsHeldAndAppliedOnceTheActorHasRoomWithoutWaitingForAnotherEvent() {
-    // The last event of a burst refused by a full mailbox used to wait for a later event's gap; a worker that then
-    // goes quiet left it missing for good. It is held instead and applied when the actor has room again.
-    RecoveryFixture f = bound(recoverable(MEMBER, PUBLISHER));
-    ScriptedWorker w = f.worker(WORKER).thenAnswer(dump(1));
-    f.live(stored(2));
-    f.scheduler.advanceMs(5);
-    assertThat(f.appliedIds()).containsExactly(2L);
-    f.rejectNext = 1;
-    f.live(stored(3));
-    f.scheduler.advanceMs(5);
-    assertThat(f.stats().submitRejected()).isEqualTo(1);
-    assertThat(f.appliedIds()).containsExactly(2L, 3L);
-    f.live(stored(4));
-    assertThat(f.appliedIds()).containsExactly(2L, 3L, 4L);
-    assertThat(w.received()).as("holding needs no recovery query").hasSize(1);
-    assertThat(f.stats().gaps()).isZero();
-  }
-
-  @Test
-  void eventsBehindAHeldEventKeepTheirOrderAndALiveOnlySourceLosesNone() {
-    MemberId a = new MemberId(1, 0);
-    RecoveryFixture f = new RecoveryFixture();
-    f.sources(liveOnly(a, 10));
-    f.live(10, stored(a, 1, 1, 1));
-    f.rejectNext = 1;
-    f.live(10, stored(a, 2, 2, 2));
-    f.live(10, stored(a, 3, 3, 3));
-    f.scheduler.advanceMs(5);
-    assertThat(f.appliedIds()).containsExactly(1L, 2L, 3L);
-    assertThat(f.stats().liveOnlyResets()).as("the first event's reset only").isEqualTo(1);
-    assertThat(f.stats().gaps()).isZero();
-  }
-
-  @Test
   void anActorThatClosedRefusesForGoodSoNothingIsHeldAndTheTaskDoesNotSpin() {
     // A closed actor "has room" (roomFor answers true so the caller fails fast): holding its refusals would re-run
     // the task for ever. Both refusals of a live-only source's first event (the reset, then the Apply) are final.

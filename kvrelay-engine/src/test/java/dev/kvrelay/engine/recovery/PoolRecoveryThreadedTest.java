@@ -1,9 +1,13 @@
 package dev.kvrelay.engine.recovery;
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kvrelay.ckf.producer.CkfProducer;
 import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.engine.actor.ExecutorActorScheduler;
+import dev.kvrelay.engine.actor.PoolActor;
+import dev.kvrelay.engine.actor.PoolActorConfig;
 import dev.kvrelay.engine.actor.PoolCommand;
 import dev.kvrelay.engine.actor.SubmitResult;
 import dev.kvrelay.engine.stats.PoolStats.SourceRecoveryState;
@@ -23,7 +27,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Real threads: the in-memory request plane, an executor scheduler and a separate delivery thread. */
+/**
+ * Real threads: the in-memory request plane, a pool actor on an executor scheduler with the recovery as its ingest
+ * stage, and a separate delivery thread.
+ */
 class PoolRecoveryThreadedTest {
 
   @Test
@@ -43,10 +50,17 @@ class PoolRecoveryThreadedTest {
     try (InMemoryRequestPlane plane = new InMemoryRequestPlane()) {
       plane.register(m.workerId(), worker);
       Semaphore permits = new Semaphore(16);
-      PoolRecovery recovery = new PoolRecovery(RecoveryFixture.POOL, RecoverySettings.DEFAULTS, c -> {
-        commands.add(c);
-        return SubmitResult.Accepted.INSTANCE;
-      }, plane, permits, new ExecutorActorScheduler(exec), System::nanoTime);
+      ExecutorActorScheduler scheduler = new ExecutorActorScheduler(exec);
+      PoolActor actor = PoolActor.start(CkfProducer.create(ActorHarness.config()), PoolActorConfig.DEFAULTS,
+          scheduler, p -> true, f -> { });
+      PoolRecovery recovery = PoolRecovery.onActor(RecoveryFixture.POOL, RecoverySettings.DEFAULTS, actor, plane,
+          permits, scheduler, System::nanoTime, PoolRecovery.INBOX_WAIT_NANOS, inline -> c -> {
+            SubmitResult result = inline.apply(c);
+            if (result.accepted()) {
+              commands.add(c);
+            }
+            return result;
+          });
       recovery.updateSources(List.of());
       recovery.updateSources(List.of(RecoveryFixture.recoverable(m, 1)));
       Thread delivery = new Thread(() -> {

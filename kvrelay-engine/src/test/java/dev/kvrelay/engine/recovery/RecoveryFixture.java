@@ -6,10 +6,14 @@ import dev.kvrelay.api.DynamoEndpointId;
 import dev.kvrelay.api.IdentitySource;
 import dev.kvrelay.api.IndexerDomainId;
 import dev.kvrelay.api.KvPoolId;
+import dev.kvrelay.ckf.producer.CkfProducer;
 import dev.kvrelay.ckf.producer.MemberId;
 import dev.kvrelay.engine.actor.ManualScheduler;
+import dev.kvrelay.engine.actor.PoolActor;
+import dev.kvrelay.engine.actor.PoolActorConfig;
 import dev.kvrelay.engine.actor.PoolCommand;
 import dev.kvrelay.engine.actor.RejectReason;
+import dev.kvrelay.engine.actor.SourceFault;
 import dev.kvrelay.engine.actor.SubmitResult;
 import dev.kvrelay.engine.stats.PoolStats;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
@@ -29,8 +33,13 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Semaphore;
+import java.util.function.Function;
 
-/** Not thread-safe: confined to the test thread. A recovery on a manual scheduler with a recording sink. */
+/**
+ * Not thread-safe: confined to the test thread. A recovery run as the ingest stage of a real pool actor on a manual
+ * scheduler (the engine's wiring, {@link PoolRecovery#onActor}); a tap in front of the actor's inline commands records
+ * every command the stage runs and may refuse or fail one.
+ */
 final class RecoveryFixture {
   static final KvPoolId POOL = pool();
   static final long WORKER = 7587891234567890123L;
@@ -39,7 +48,10 @@ final class RecoveryFixture {
 
   final ManualScheduler scheduler = new ManualScheduler();
   final ManualRequestPlane plane = new ManualRequestPlane(scheduler);
+  /** The commands the actor accepted from the stage, in order. */
   final List<PoolCommand> commands = new ArrayList<>();
+  /** The faults the actor raised. */
+  final List<SourceFault> faults = new ArrayList<>();
   final Semaphore permits;
   /** Submits to refuse before accepting again. */
   int rejectNext;
@@ -47,6 +59,7 @@ final class RecoveryFixture {
   int throwNext;
   /** The actor closed: every submit is refused with CLOSED. */
   boolean actorClosed;
+  final PoolActor actor;
   final PoolRecovery recovery;
 
   RecoveryFixture() {
@@ -55,11 +68,14 @@ final class RecoveryFixture {
 
   RecoveryFixture(RecoverySettings settings, boolean withClient, int permitCount) {
     permits = new Semaphore(permitCount);
-    recovery = new PoolRecovery(POOL, settings, this::submit, withClient ? plane : null, permits, scheduler,
-        scheduler::now);
+    actor = PoolActor.start(CkfProducer.create(ActorHarness.config()), PoolActorConfig.DEFAULTS, scheduler,
+        p -> true, faults::add);
+    recovery = PoolRecovery.onActor(POOL, settings, actor, withClient ? plane : null, permits, scheduler,
+        scheduler::now, PoolRecovery.INBOX_WAIT_NANOS, inline -> c -> tap(inline, c));
+    scheduler.runReady();
   }
 
-  private SubmitResult submit(PoolCommand c) {
+  private SubmitResult tap(Function<PoolCommand, SubmitResult> inline, PoolCommand c) {
     if (throwNext > 0) {
       throwNext--;
       throw new IllegalStateException("submission bug (test)");
@@ -71,8 +87,11 @@ final class RecoveryFixture {
       rejectNext--;
       return new SubmitResult.Rejected(RejectReason.MAILBOX_FULL);
     }
-    commands.add(c);
-    return SubmitResult.Accepted.INSTANCE;
+    SubmitResult result = inline.apply(c);
+    if (result.accepted()) {
+      commands.add(c);
+    }
+    return result;
   }
 
   static KvPoolId pool() {

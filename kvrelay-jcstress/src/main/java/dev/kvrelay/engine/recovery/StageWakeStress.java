@@ -3,11 +3,18 @@ package dev.kvrelay.engine.recovery;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
+import dev.kvrelay.api.DcId;
+import dev.kvrelay.api.DigestIdentity;
+import dev.kvrelay.api.IdentitySource;
+import dev.kvrelay.api.IndexerDomainId;
+import dev.kvrelay.api.KvPoolId;
+import dev.kvrelay.engine.actor.ActorScheduler;
 import dev.kvrelay.engine.actor.PoolActor;
 import dev.kvrelay.engine.actor.PoolActorStress;
 import dev.kvrelay.engine.actor.PoolCommand;
 import dev.kvrelay.engine.actor.SubmitResult;
 import dev.kvrelay.spi.eventplane.EventEnvelope;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jcstress.annotations.Actor;
@@ -27,6 +34,18 @@ import org.openjdk.jcstress.infra.results.II_Result;
 public final class StageWakeStress {
   private StageWakeStress() {}
 
+  static KvPoolId pool() {
+    byte[] bytes = new byte[16];
+    Arrays.fill(bytes, (byte) 0x11);
+    DigestIdentity digest = new DigestIdentity(bytes, IdentitySource.EXPLICIT);
+    return new KvPoolId(new IndexerDomainId(digest, digest), DcId.of(3));
+  }
+
+  /** A real actor with a mailbox of 8 on {@code scheduler}. */
+  static PoolActor actor(ActorScheduler scheduler) {
+    return PoolActorStress.actor(scheduler, PoolActorStress.mailbox(8));
+  }
+
   /**
    * Not thread-safe (a jcstress state): the stage is attached and idle, a Stats command has queued one run of the
    * actor's task. One thread offers a live event (the delivery thread), the other runs that queued run (the pool's
@@ -42,10 +61,10 @@ public final class StageWakeStress {
   @State
   public static class OfferWhileTheActorRuns {
     final PoolActorStress.HandOffScheduler scheduler = new PoolActorStress.HandOffScheduler();
-    final PoolActor actor = RecoveryWakeStress.actor(scheduler);
+    final PoolActor actor = actor(scheduler);
     final AtomicInteger taken = new AtomicInteger();
-    final RecoveryTask task = new RecoveryTask(RecoveryWakeStress.pool(), scheduler, actor::runInline,
-        new Counters(), 0L, (envelope, event) -> taken.incrementAndGet(), () -> true, actor);
+    final RecoveryTask task =
+        new RecoveryTask(pool(), scheduler, new Counters(), 0L, (envelope, event) -> taken.incrementAndGet(), actor);
     final int executesBefore;
 
     {
