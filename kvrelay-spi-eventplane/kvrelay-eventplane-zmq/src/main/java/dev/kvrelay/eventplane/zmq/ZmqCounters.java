@@ -17,6 +17,7 @@ final class ZmqCounters {
   final LongAdder listenerFailures = new LongAdder();
   final LongAdder disconnects = new LongAdder();
   final LongAdder reconnects = new LongAdder();
+  final LongAdder stuckReceivers = new LongAdder();
   private final Map<ZmqDrop, LongAdder> dropped = new EnumMap<>(ZmqDrop.class);
 
   ZmqCounters() {
@@ -36,6 +37,6 @@ final class ZmqCounters {
     }
     return new ZmqStats(received.sum(), delivered.sum(), d, newPublishers.sum(), sequenceGaps.sum(),
         missedMessages.sum(), sequenceRegressions.sum(), publisherEvictions.sum(), listenerFailures.sum(), disconnects.sum(),
-        reconnects.sum());
+        reconnects.sum(), stuckReceivers.sum());
   }
 }

@@ -7,6 +7,8 @@ import dev.kvrelay.spi.eventplane.EventPlaneException;
 import dev.kvrelay.spi.eventplane.EventSubscription;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,6 +35,8 @@ public final class ZmqEventPlane implements EventPlane {
   private final ZContext context;
   private final ZmqCounters counters = new ZmqCounters();
   private final CopyOnWriteArrayList<ZmqSubscription> subscriptions = new CopyOnWriteArrayList<>();
+  /** Subscriptions whose receive thread has not ended yet, closed ones included. */
+  private final Set<ZmqSubscription> running = ConcurrentHashMap.newKeySet();
   private final Object lifecycle = new Object();
   private volatile boolean closed;
 
@@ -76,6 +80,7 @@ public final class ZmqEventPlane implements EventPlane {
       }
       s = new ZmqSubscription(this, context, counters, settings, scope, topic, listener);
       subscriptions.add(s);
+      running.add(s);
     }
     try {
       s.start();
@@ -100,6 +105,17 @@ public final class ZmqEventPlane implements EventPlane {
     subscriptions.remove(s);
   }
 
+  /** Called by {@code s}'s receive thread as it ends (or by {@code s} when its thread never started). */
+  void stopped(ZmqSubscription s) {
+    running.remove(s);
+  }
+
+  /**
+   * Closes every subscription, waits for every receive thread to end (those of subscriptions their listener closed
+   * included: a socket must not be closed under the thread that uses it), then terminates the ZMQ context. A receive
+   * thread that has not ended within {@link ZmqSubscription#STOP_WAIT_MS} is logged and counted, and the context is
+   * then left open: terminating it would block until that thread's socket closed.
+   */
   @Override
   public void close() {
     synchronized (lifecycle) {
@@ -111,7 +127,16 @@ public final class ZmqEventPlane implements EventPlane {
     for (ZmqSubscription s : subscriptions) {
       s.close();
     }
-    context.close();
-    LOG.info("ZMQ event plane closed: {}", counters.snapshot());
+    boolean allStopped = true;
+    for (ZmqSubscription s : running) {
+      allStopped &= s.awaitStopped();
+    }
+    if (allStopped) {
+      context.close();
+      LOG.info("ZMQ event plane closed: {}", counters.snapshot());
+    } else {
+      LOG.error("ZMQ event plane closed with {} receive thread(s) still running; its ZMQ context is left open: {}",
+          running.size(), counters.snapshot());
+    }
   }
 }

@@ -21,10 +21,13 @@ import java.util.Map;
  * @param disconnects connections to a publisher (or broker) lost after their handshake had completed
  *     ({@code EventPlaneFault.Disconnected})
  * @param reconnects those connections re-established ({@code EventPlaneFault.Reconnected})
+ * @param stuckReceivers receive threads that had not ended {@link ZmqSubscription#STOP_WAIT_MS} after their
+ *     subscription closed (each logged as an error; a plane that has one leaves its ZMQ context open rather than
+ *     block in its termination)
  */
 public record ZmqStats(long received, long delivered, Map<ZmqDrop, Long> dropped, long newPublishers,
     long sequenceGaps, long missedMessages, long sequenceRegressions, long publisherEvictions, long listenerFailures,
-    long disconnects, long reconnects) {
+    long disconnects, long reconnects, long stuckReceivers) {
 
   /** Copies the map, filling absent reasons with zero. */
   public ZmqStats {

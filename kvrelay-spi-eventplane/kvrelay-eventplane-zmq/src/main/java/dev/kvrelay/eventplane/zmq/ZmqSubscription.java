@@ -62,6 +62,8 @@ final class ZmqSubscription implements EventSubscription {
   /** Frames kept of one message: enough to see that it is not four. */
   private static final int MAX_FRAMES_KEPT = 5;
   private static final long COMMAND_TIMEOUT_SECONDS = 10;
+  /** The longest {@link #close} (and the plane's close) waits for the receive thread to end. */
+  static final long STOP_WAIT_MS = 10_000;
 
   private final ZmqEventPlane plane;
   private final ZContext context;
@@ -181,6 +183,13 @@ final class ZmqSubscription implements EventSubscription {
     }
   }
 
+  /**
+   * Closes the subscription. From any thread but the receive thread it waits up to {@link #STOP_WAIT_MS} for the
+   * receive thread to end (an interrupt does not cut the wait short; it is kept for the caller); a thread still
+   * running then is logged and counted ({@code stuckReceivers}). From the receive thread (a listener closing its
+   * own subscription) it returns at once and the thread ends after the listener returns; the plane's
+   * {@link ZmqEventPlane#close} still waits for it.
+   */
   @Override
   public void close() {
     if (closed) {
@@ -188,19 +197,49 @@ final class ZmqSubscription implements EventSubscription {
     }
     closed = true;
     plane.forget(this);
-    if (Thread.currentThread() != thread) {
-      boolean interrupted = false;
+    if (Thread.currentThread() != thread && awaitStopped()) {
+      plane.stopped(this); // the thread may have failed setup, or never started, before it could say so
+    }
+  }
+
+  /**
+   * Waits up to {@link #STOP_WAIT_MS} for the receive thread to end (never started counts as ended); true if it
+   * has. A thread still running is logged and counted once per call.
+   */
+  boolean awaitStopped() {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STOP_WAIT_MS);
+    boolean interrupted = false;
+    try {
       while (thread.isAlive()) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          counters.stuckReceivers.increment();
+          LOG.error("ZMQ subscription {}: receive thread {} did not end within {} ms of close; at {}", frame0,
+              thread.getName(), STOP_WAIT_MS, where(thread));
+          return false;
+        }
         try {
-          thread.join();
+          TimeUnit.NANOSECONDS.timedJoin(thread, left);
         } catch (InterruptedException e) {
           interrupted = true;
         }
       }
+      return true;
+    } finally {
       if (interrupted) {
         Thread.currentThread().interrupt();
       }
     }
+  }
+
+  /** The top frames of {@code t}'s stack, for the stuck-thread log line. */
+  private static String where(Thread t) {
+    StackTraceElement[] st = t.getStackTrace();
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < Math.min(st.length, 8); i++) {
+      b.append(i == 0 ? "" : " <- ").append(st[i]);
+    }
+    return b.length() == 0 ? "(no frames)" : b.toString();
   }
 
   // ------------------------------------------------------------------ commands (any thread)
@@ -258,6 +297,7 @@ final class ZmqSubscription implements EventSubscription {
       }
     } catch (RuntimeException e) {
       LOG.error("ZMQ subscription {}: socket setup failed", frame0, e);
+      plane.stopped(this);
       started.completeExceptionally(e);
       return;
     }
@@ -291,6 +331,7 @@ final class ZmqSubscription implements EventSubscription {
       context.destroySocket(sub);
       socket = null;
       LOG.info("ZMQ subscription {} stopped", frame0);
+      plane.stopped(this);
     }
   }
 

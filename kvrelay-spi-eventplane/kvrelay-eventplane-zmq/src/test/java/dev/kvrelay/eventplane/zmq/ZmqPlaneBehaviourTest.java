@@ -20,6 +20,11 @@ import dev.kvrelay.spi.eventplane.ResidencyDomain;
 import dev.kvrelay.spi.eventplane.RouterEvent;
 import dev.kvrelay.spi.eventplane.StorageTier;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.Map;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AutoClose;
@@ -223,5 +228,57 @@ class ZmqPlaneBehaviourTest {
     assertThat(r.delivered()).last().satisfies(d -> assertThat(((RouterEvent) d.payload()).eventId()).isEqualTo(7));
     assertThatThrownBy(() -> self[0].connect(p.channel())).isInstanceOfSatisfying(EventPlaneException.class,
         e -> assertThat(e.kind()).isEqualTo(EventPlaneException.Kind.CLOSED));
+  }
+
+  /**
+   * A listener that closes its own subscription and then keeps its thread: the plane's close must wait for that
+   * receive thread to end before it terminates the ZMQ context (which would otherwise close the socket under it).
+   */
+  @Test
+  void planeCloseWaitsForTheReceiveThreadOfASelfClosedSubscription() throws Exception {
+    ZmqEventPlane plane = ZmqEventPlane.open(ZmqSettings.direct(1));
+    JeromqPublisher p = closer.add(JeromqPublisher.direct(EventTopics.KV_EVENTS, 80));
+    CountDownLatch inListener = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicReference<Thread> receiver = new AtomicReference<>();
+    EventSubscription[] self = new EventSubscription[1];
+    PeerRecorder r = new PeerRecorder() {
+      @Override
+      public void onKvEvent(dev.kvrelay.spi.eventplane.EventEnvelope envelope, RouterEvent event) {
+        super.onKvEvent(envelope, event);
+        if (event.eventId() == 7) {
+          receiver.set(Thread.currentThread());
+          self[0].close();
+          inListener.countDown();
+          try {
+            release.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+      }
+    };
+    try {
+      self[0] = plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r);
+      self[0].connect(p.channel());
+      warm(p, r, 3);
+      p.publish(event(3, 7));
+      assertThat(inListener.await(WAIT_S, TimeUnit.SECONDS)).as("event 7 reached the listener").isTrue();
+      assertThat(plane.subscriptions()).as("the subscription closed itself").isEmpty();
+      CompletableFuture<Void> closing = CompletableFuture.runAsync(plane::close);
+      // The close must still be waiting: the receive thread is held in the listener. A wrong close returns at once.
+      assertThatThrownBy(() -> closing.get(300, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
+      assertThat(receiver.get().isAlive()).isTrue();
+      release.countDown();
+      closing.get(WAIT_S, TimeUnit.SECONDS);
+      assertThat(receiver.get().isAlive()).as("the receive thread ended before close returned").isFalse();
+      assertThat(plane.stats().stuckReceivers()).isZero();
+      assertThatThrownBy(() -> plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r))
+          .isInstanceOfSatisfying(EventPlaneException.class,
+              e -> assertThat(e.kind()).isEqualTo(EventPlaneException.Kind.CLOSED));
+    } finally {
+      release.countDown();
+      plane.close();
+    }
   }
 }
