@@ -19,6 +19,8 @@ Commands, one JSON object per stdin line; each answers one stdout line, "ok <op>
   {"op":"put_name","bucket","name","value"}            -> ok put_name          (a raw file name, no encoding)
   {"op":"delete","bucket","key"}                       -> ok delete
   {"op":"read","bucket"}                               -> ok read <JSON object: decoded key -> value text>
+  {"op":"sweep","enabled":true|false}                  -> ok sweep   (test knob: hold or resume deleting others'
+                                                          expired files; the keep-alive of its own goes on)
   {"op":"shutdown"}                                    -> ok shutdown, then exit
 End of input: exit without cleanup (like a crash).
 """
@@ -58,6 +60,7 @@ class Store:
         self.owned = set()
         self.dirs = set()
         self.lock = threading.Lock()
+        self.sweep = True
 
     def bucket_dir(self, bucket):
         d = os.path.join(self.root, *bucket.split("/"))
@@ -125,6 +128,8 @@ class Store:
                     os.utime(path, None)
                 except FileNotFoundError:
                     pass
+            if not self.sweep:
+                return
             deadline = time.time() - self.ttl
             for d in self.dirs:
                 for entry in os.scandir(d):
@@ -210,6 +215,10 @@ def main():
                 reply = ""
             elif op == "delete":
                 store.delete(cmd["bucket"], cmd["key"])
+                reply = ""
+            elif op == "sweep":
+                with store.lock:
+                    store.sweep = bool(cmd["enabled"])
                 reply = ""
             elif op == "read":
                 reply = json.dumps(store.read(cmd["bucket"]), sort_keys=True)

@@ -81,6 +81,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Failure: a terminal failure of the host (for example the load window publisher's sequence space) completes
  * {@link #terminated()} exceptionally; a fault in one event, source or pool never takes down another.
+ *
+ * <p>Size: about 500 lines, a third of them Javadoc of the public face; the rest are the construction and
+ * orderly close of the parts below, the stream entry points the wire adapter reaches, and the set-once builder
+ * (its cross-field validation is {@code RelayConfigValidator}). The running state lives in {@code RelayHost} and
+ * the parts it assembles.
  */
 public final class RelayEngine implements RelaySource, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RelayEngine.class);

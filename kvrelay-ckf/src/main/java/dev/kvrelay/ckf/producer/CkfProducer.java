@@ -18,11 +18,15 @@ import org.jspecify.annotations.Nullable;
  * committed, the hash is not resident, nothing is reported dirty. Residency filtering is the caller's
  * job: only primary-residency events reach this class.
  *
- * <p><b>Cost</b>: event application does not allocate once the reusable scratch arrays and maps have
- * grown to the working set (amortized growth: a grow rehashes the whole map at once). The owners map starts
- * presized for 1¼ × {@link CkfProducerConfig#expectedUniqueBlocks()} (the expected blocks at ≤ 72 % load), so
- * it does not grow (nor stall the actor) until the pool holds a quarter more unique blocks than expected. Publication allocates the image arrays of each
- * delta or snapshot.
+ * <p><b>Cost</b>: event application does not allocate once the reusable scratch arrays have grown to the
+ * working set. The owners map starts presized for 1¼ × {@link CkfProducerConfig#expectedUniqueBlocks()} (the
+ * expected blocks at ≤ 72 % load); past that both maps grow incrementally ({@link GrowingTable}: the next table
+ * is allocated ahead, off the actor thread, and the old one migrated a few slots per later insertion), so no
+ * growth rehashes a whole map on the actor. Publication allocates the image arrays of each delta or snapshot.
+ *
+ * <p>Size: about 500 lines, kept in one class because the event paths (Stored, Removed, Cleared, rank
+ * replacement) share the touch-ahead batch and the dirty window field by field; the separable jobs are already
+ * the parts below.
  *
  * <p><b>Parts</b> (package-private, confined with it): {@link StoredPreparation} validates a Stored event,
  * {@link TouchAhead} prepares addresses and reads state ahead of the updates, {@link OwnerRule} adds an

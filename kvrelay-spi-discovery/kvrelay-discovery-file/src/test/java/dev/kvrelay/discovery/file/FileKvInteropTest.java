@@ -53,10 +53,11 @@ class FileKvInteropTest {
   void killedWorkerExpiresCleanWorkerVanishesAtOnceRelayFilesFollowTheRegistration() throws Exception {
     Path root = scratch.resolve("dynamo_store_kv");
     try (PythonWorker a = PythonWorker.start(root, TTL, scratch);
-        // B's own TTL is longer than the relay's, so that the relay's mtime expiry of A's files comes (by 1 s)
-        // before B's sweep deletes them
-        PythonWorker b = PythonWorker.start(root, TTL.plusSeconds(1), scratch);
+        PythonWorker b = PythonWorker.start(root, TTL, scratch);
         FileDiscovery discovery = FileDiscovery.builder(root).ttl(TTL).open()) {
+      // B holds its sweep of others' expired files until the relay has expired A's: otherwise, on a loaded machine,
+      // B could delete one of A's files first and the relay would see a delete instead of an expiry
+      b.sweep(false);
       RecordingListener l = new RecordingListener();
       DiscoveryWatch watch = discovery.watch(DiscoveryScope.watchAll(), l);
 
@@ -102,6 +103,7 @@ class FileKvInteropTest {
       assertThat(discovery.stats().expired() - expiredBefore).isEqualTo(2);
       assertThat(l.view()).containsKeys(endpointB, modelB, relay.key());
       // ... and B's keep-alive sweep deletes A's orphaned files from the directory, as Dynamo does
+      b.sweep(true);
       Path orphan = root.resolve("v1/instances").resolve(KeyFileNames.encode(keyA));
       awaitTrue("B's sweep to delete A's orphan", () -> !Files.exists(orphan));
 

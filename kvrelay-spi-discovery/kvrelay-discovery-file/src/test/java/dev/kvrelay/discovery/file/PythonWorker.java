@@ -87,6 +87,11 @@ final class PythonWorker implements AutoCloseable {
     return reply.substring(ok.length()).trim();
   }
 
+  /** Holds ({@code false}) or resumes the worker's sweep of other processes' expired files. */
+  void sweep(boolean enabled) throws IOException, InterruptedException {
+    call(JsonObject.builder().put("op", "sweep").put("enabled", enabled).build());
+  }
+
   String put(String bucket, String key, String value) throws IOException, InterruptedException {
     return call(JsonObject.builder().put("op", "put").put("bucket", bucket).put("key", key).put("value", value).build());
   }
