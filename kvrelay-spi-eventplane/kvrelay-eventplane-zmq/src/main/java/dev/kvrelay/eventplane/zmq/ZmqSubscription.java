@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -77,6 +78,8 @@ final class ZmqSubscription implements EventSubscription {
   private final ConcurrentLinkedQueue<Command> commands = new ConcurrentLinkedQueue<>();
   private final CompletableFuture<Void> started = new CompletableFuture<>();
   private volatile boolean closed;
+  /** Set once this subscription's receive thread has been counted in {@code stuckReceivers}. */
+  private final AtomicBoolean countedStuck = new AtomicBoolean();
 
   // ---- confined to the receive thread
   private final Map<String, Set<Long>> endpointPublishers = new HashMap<>();
@@ -204,7 +207,8 @@ final class ZmqSubscription implements EventSubscription {
 
   /**
    * Waits up to {@link #STOP_WAIT_MS} for the receive thread to end (never started counts as ended); true if it
-   * has. A thread still running is logged and counted once per call.
+   * has. A thread still running is logged each time, and counted once (a subscription's close and then the
+   * plane's may both wait for it).
    */
   boolean awaitStopped() {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STOP_WAIT_MS);
@@ -213,7 +217,9 @@ final class ZmqSubscription implements EventSubscription {
       while (thread.isAlive()) {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
-          counters.stuckReceivers.increment();
+          if (countedStuck.compareAndSet(false, true)) {
+            counters.stuckReceivers.increment();
+          }
           LOG.error("ZMQ subscription {}: receive thread {} did not end within {} ms of close; at {}", frame0,
               thread.getName(), STOP_WAIT_MS, where(thread));
           return false;

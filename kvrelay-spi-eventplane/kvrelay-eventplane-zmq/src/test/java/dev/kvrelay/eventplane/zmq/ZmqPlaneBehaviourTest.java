@@ -281,4 +281,49 @@ class ZmqPlaneBehaviourTest {
       plane.close();
     }
   }
+
+  /**
+   * A receive thread held in its listener past {@link ZmqSubscription#STOP_WAIT_MS}: the subscription's close and
+   * then the plane's each give up after the bound instead of hanging, the thread is counted once, and the plane
+   * leaves its context open rather than terminate it under that thread. Takes twice the bound (20 s).
+   */
+  @Test
+  void aReceiveThreadThatDoesNotEndIsCountedOnceAndCloseReturns() throws Exception {
+    ZmqEventPlane plane = ZmqEventPlane.open(ZmqSettings.direct(1));
+    JeromqPublisher p = closer.add(JeromqPublisher.direct(EventTopics.KV_EVENTS, 80));
+    CountDownLatch inListener = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicReference<Thread> receiver = new AtomicReference<>();
+    PeerRecorder r = new PeerRecorder() {
+      @Override
+      public void onKvEvent(dev.kvrelay.spi.eventplane.EventEnvelope envelope, RouterEvent event) {
+        super.onKvEvent(envelope, event);
+        if (event.eventId() == 7) {
+          receiver.set(Thread.currentThread());
+          inListener.countDown();
+          try {
+            release.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+      }
+    };
+    try {
+      EventSubscription sub = plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r);
+      sub.connect(p.channel());
+      warm(p, r, 3);
+      p.publish(event(3, 7));
+      assertThat(inListener.await(WAIT_S, TimeUnit.SECONDS)).as("event 7 reached the listener").isTrue();
+      CompletableFuture.runAsync(sub::close).get(ZmqSubscription.STOP_WAIT_MS + WAIT_S * 1000, TimeUnit.MILLISECONDS);
+      assertThat(plane.stats().stuckReceivers()).as("after the subscription's close").isEqualTo(1);
+      CompletableFuture.runAsync(plane::close).get(ZmqSubscription.STOP_WAIT_MS + WAIT_S * 1000, TimeUnit.MILLISECONDS);
+      assertThat(plane.stats().stuckReceivers()).as("the plane's close waited again, counted nothing new").isEqualTo(1);
+      assertThat(receiver.get().isAlive()).isTrue();
+    } finally {
+      release.countDown();
+    }
+    receiver.get().join(WAIT_S * 1000);
+    assertThat(receiver.get().isAlive()).as("released, the receive thread ends").isFalse();
+  }
 }
