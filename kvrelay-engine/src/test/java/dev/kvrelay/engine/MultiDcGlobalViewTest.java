@@ -55,7 +55,7 @@ class MultiDcGlobalViewTest {
       // source update is restored on its first live event only (as upstream): so the workers publish only once each
       // relay has bound all four (worker, rank) sources, after its kv-events subscription exists.
       for (RelayHarness h : dcs) {
-        awaitSourcesBound(h, 4);
+        h.awaitSourcesBound(4);
       }
       KvPoolDescriptor first = dcs.get(0).pool(RelayHarness.ep("ns/backend/generate"));
       RelayConsumer.Builder b = RelayConsumer.builder()
@@ -157,20 +157,6 @@ class MultiDcGlobalViewTest {
       for (RelayHarness h : dcs) {
         h.close();
       }
-    }
-  }
-
-  /** Waits until the relay's one pool has bound {@code n} sources; the deadline only bounds a failing run. */
-  private static void awaitSourcesBound(RelayHarness h, int n) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (true) {
-      List<dev.kvrelay.engine.stats.PoolStats> pools = h.engine.stats().pools();
-      if (pools.size() == 1 && pools.get(0).recovery().sources().size() == n) {
-        return;
-      }
-      assertThat(System.nanoTime()).as("relay %s binds %d sources: %s", h.engine.config().dcId(), n, pools)
-          .isLessThan(deadline);
-      Thread.sleep(5);
     }
   }
 

@@ -124,6 +124,27 @@ final class RelayHarness implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits until the engine's one pool has bound {@code n} (worker, rank) sources. Events published before a relay
+   * subscribed are not delivered, and a source bound after the pool's first source update is restored on its first
+   * live event only (as upstream), so a test whose workers publish a fixed set of events lets them publish only
+   * after this. The deadline (twice {@link #DEADLINE_MS}) only bounds a failing run.
+   */
+  void awaitSourcesBound(int n) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2 * DEADLINE_MS);
+    while (true) {
+      List<dev.kvrelay.engine.stats.PoolStats> pools = engine.stats().pools();
+      if (pools.size() == 1 && pools.get(0).recovery().sources().size() == n) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("relay " + engine.config().dcId() + " did not bind " + n + " sources in time: "
+            + pools);
+      }
+      Thread.sleep(5);
+    }
+  }
+
   KvPoolDescriptor pool(DynamoEndpointId servingEndpoint) throws InterruptedException {
     CatalogSnapshot c = awaitCatalog(s -> find(s, servingEndpoint).isPresent());
     return find(c, servingEndpoint).orElseThrow();

@@ -60,6 +60,11 @@ class WanEndToEndTest {
         servers.add(server);
         clients.add(RelayGrpcClient.builder().target("127.0.0.1:" + server.port()).build());
       }
+      // the workers publish a fixed set of events: only once each relay has bound all four (worker, rank) sources
+      // (a stressed clean-clone run answered 0 of an exact 5 for 30 s when they published before)
+      for (RelayHarness h : relays) {
+        h.awaitSourcesBound(4);
+      }
       KvPoolDescriptor first = relays.get(0).pool(RelayHarness.ep("ns/backend/generate"));
       RelayConsumer.Builder b = RelayConsumer.builder()
           .consumerInstance(3)
