@@ -27,6 +27,8 @@ final class PythonProcess implements AutoCloseable {
   private final Path stderr;
   private final long stepSeconds;
   private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+  /** Reads stdout into {@link #lines}; ends at EOF (after the process closed stdout or exited). */
+  private final Thread pump;
   private final List<String> seen = new ArrayList<>();
 
   /** Starts {@code command} (stderr to {@code stderr}); {@code stepSeconds} bounds every {@link #awaitLine}. */
@@ -42,7 +44,7 @@ final class PythonProcess implements AutoCloseable {
     this.stderr = stderr;
     this.stepSeconds = stepSeconds;
     this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-    Thread pump = new Thread(() -> {
+    this.pump = new Thread(() -> {
       try (BufferedReader in = new BufferedReader(
           new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
         String line;
@@ -67,7 +69,9 @@ final class PythonProcess implements AutoCloseable {
     while (System.nanoTime() < deadline) {
       String line = lines.poll(100, TimeUnit.MILLISECONDS);
       if (line == null) {
-        if (!process.isAlive() && lines.isEmpty()) {
+        // ended only once the pump has read stdout to its end: the process may have exited with its last lines
+        // still in the pipe, not yet in the queue
+        if (!pump.isAlive() && lines.isEmpty()) {
           break;
         }
         continue;

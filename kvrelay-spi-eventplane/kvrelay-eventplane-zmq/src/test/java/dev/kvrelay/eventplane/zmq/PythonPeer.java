@@ -32,6 +32,8 @@ final class PythonPeer implements AutoCloseable {
   private final Writer stdin;
   private final Path stderr;
   private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+  /** Reads stdout into {@link #lines}; ends at EOF (after the process closed stdout or exited). */
+  private final Thread pump;
   private final List<String> seen = new ArrayList<>();
   private final String firstLine;
 
@@ -43,7 +45,7 @@ final class PythonPeer implements AutoCloseable {
     b.environment().put("PYTHONDONTWRITEBYTECODE", "1");
     process = b.start();
     stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-    Thread pump = new Thread(() -> {
+    this.pump = new Thread(() -> {
       try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
         String line;
         while ((line = in.readLine()) != null) {
@@ -130,7 +132,9 @@ final class PythonPeer implements AutoCloseable {
     while (System.nanoTime() < deadline) {
       String line = lines.poll(100, TimeUnit.MILLISECONDS);
       if (line == null) {
-        if (!process.isAlive() && lines.isEmpty()) {
+        // ended only once the pump has read stdout to its end: the process may have exited with its last lines
+        // still in the pipe, not yet in the queue
+        if (!pump.isAlive() && lines.isEmpty()) {
           break;
         }
         continue;
