@@ -238,46 +238,23 @@ class ZmqPlaneBehaviourTest {
   void planeCloseWaitsForTheReceiveThreadOfASelfClosedSubscription() throws Exception {
     ZmqEventPlane plane = ZmqEventPlane.open(ZmqSettings.direct(1));
     JeromqPublisher p = closer.add(JeromqPublisher.direct(EventTopics.KV_EVENTS, 80));
-    CountDownLatch inListener = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    AtomicReference<Thread> receiver = new AtomicReference<>();
-    EventSubscription[] self = new EventSubscription[1];
-    PeerRecorder r = new PeerRecorder() {
-      @Override
-      public void onKvEvent(dev.kvrelay.spi.eventplane.EventEnvelope envelope, RouterEvent event) {
-        super.onKvEvent(envelope, event);
-        if (event.eventId() == 7) {
-          receiver.set(Thread.currentThread());
-          self[0].close();
-          inListener.countDown();
-          try {
-            release.await();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        }
-      }
-    };
+    HoldingListener r = new HoldingListener(true);
     try {
-      self[0] = plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r);
-      self[0].connect(p.channel());
-      warm(p, r, 3);
-      p.publish(event(3, 7));
-      assertThat(inListener.await(WAIT_S, TimeUnit.SECONDS)).as("event 7 reached the listener").isTrue();
+      r.hold(plane, p);
       assertThat(plane.subscriptions()).as("the subscription closed itself").isEmpty();
       CompletableFuture<Void> closing = CompletableFuture.runAsync(plane::close);
       // The close must still be waiting: the receive thread is held in the listener. A wrong close returns at once.
       assertThatThrownBy(() -> closing.get(300, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
-      assertThat(receiver.get().isAlive()).isTrue();
-      release.countDown();
+      assertThat(r.receiver.get().isAlive()).isTrue();
+      r.release.countDown();
       closing.get(WAIT_S, TimeUnit.SECONDS);
-      assertThat(receiver.get().isAlive()).as("the receive thread ended before close returned").isFalse();
+      assertThat(r.receiver.get().isAlive()).as("the receive thread ended before close returned").isFalse();
       assertThat(plane.stats().stuckReceivers()).isZero();
       assertThatThrownBy(() -> plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r))
           .isInstanceOfSatisfying(EventPlaneException.class,
               e -> assertThat(e.kind()).isEqualTo(EventPlaneException.Kind.CLOSED));
     } finally {
-      release.countDown();
+      r.release.countDown();
       plane.close();
     }
   }
@@ -291,39 +268,63 @@ class ZmqPlaneBehaviourTest {
   void aReceiveThreadThatDoesNotEndIsCountedOnceAndCloseReturns() throws Exception {
     ZmqEventPlane plane = ZmqEventPlane.open(ZmqSettings.direct(1));
     JeromqPublisher p = closer.add(JeromqPublisher.direct(EventTopics.KV_EVENTS, 80));
-    CountDownLatch inListener = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    AtomicReference<Thread> receiver = new AtomicReference<>();
-    PeerRecorder r = new PeerRecorder() {
-      @Override
-      public void onKvEvent(dev.kvrelay.spi.eventplane.EventEnvelope envelope, RouterEvent event) {
-        super.onKvEvent(envelope, event);
-        if (event.eventId() == 7) {
-          receiver.set(Thread.currentThread());
-          inListener.countDown();
-          try {
-            release.await();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        }
-      }
-    };
+    HoldingListener r = new HoldingListener(false);
     try {
-      EventSubscription sub = plane.subscribe(SCOPE, EventTopics.KV_EVENTS, r);
-      sub.connect(p.channel());
-      warm(p, r, 3);
-      p.publish(event(3, 7));
-      assertThat(inListener.await(WAIT_S, TimeUnit.SECONDS)).as("event 7 reached the listener").isTrue();
+      EventSubscription sub = r.hold(plane, p);
       CompletableFuture.runAsync(sub::close).get(ZmqSubscription.STOP_WAIT_MS + WAIT_S * 1000, TimeUnit.MILLISECONDS);
       assertThat(plane.stats().stuckReceivers()).as("after the subscription's close").isEqualTo(1);
       CompletableFuture.runAsync(plane::close).get(ZmqSubscription.STOP_WAIT_MS + WAIT_S * 1000, TimeUnit.MILLISECONDS);
       assertThat(plane.stats().stuckReceivers()).as("the plane's close waited again, counted nothing new").isEqualTo(1);
-      assertThat(receiver.get().isAlive()).isTrue();
+      assertThat(r.receiver.get().isAlive()).isTrue();
     } finally {
-      release.countDown();
+      r.release.countDown();
     }
-    receiver.get().join(WAIT_S * 1000);
-    assertThat(receiver.get().isAlive()).as("released, the receive thread ends").isFalse();
+    r.receiver.get().join(WAIT_S * 1000);
+    assertThat(r.receiver.get().isAlive()).as("released, the receive thread ends").isFalse();
+  }
+
+  /**
+   * Not thread-safe beyond its latches: a recorder whose receive thread, at event 7, optionally closes its own
+   * subscription and then stays in the listener until {@link #release} opens.
+   */
+  private static final class HoldingListener extends PeerRecorder {
+    final CountDownLatch inListener = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+    final AtomicReference<Thread> receiver = new AtomicReference<>();
+    private final boolean closeSelf;
+    private volatile @org.jspecify.annotations.Nullable EventSubscription self;
+
+    HoldingListener(boolean closeSelf) {
+      this.closeSelf = closeSelf;
+    }
+
+    /** Subscribes on {@code plane}, connects to {@code p}, warms up, and returns once event 7 holds the thread. */
+    EventSubscription hold(ZmqEventPlane plane, JeromqPublisher p) throws Exception {
+      EventSubscription s = plane.subscribe(SCOPE, EventTopics.KV_EVENTS, this);
+      self = s;
+      s.connect(p.channel());
+      warm(p, this, 3);
+      p.publish(event(3, 7));
+      assertThat(inListener.await(WAIT_S, TimeUnit.SECONDS)).as("event 7 reached the listener").isTrue();
+      return s;
+    }
+
+    @Override
+    public void onKvEvent(dev.kvrelay.spi.eventplane.EventEnvelope envelope, RouterEvent event) {
+      super.onKvEvent(envelope, event);
+      if (event.eventId() == 7) {
+        receiver.set(Thread.currentThread());
+        EventSubscription s = self;
+        if (closeSelf && s != null) {
+          s.close();
+        }
+        inListener.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
   }
 }
