@@ -105,7 +105,7 @@ public final class ZmqEventPlane implements EventPlane {
     subscriptions.remove(s);
   }
 
-  /** Called by {@code s}'s receive thread as it ends (or by {@code s} when its thread never started). */
+  /** Called by {@code s}'s receive thread as it ends, however it ends. */
   void stopped(ZmqSubscription s) {
     running.remove(s);
   }

@@ -200,8 +200,8 @@ final class ZmqSubscription implements EventSubscription {
     }
     closed = true;
     plane.forget(this);
-    if (Thread.currentThread() != thread && awaitStopped()) {
-      plane.stopped(this); // the thread may have failed setup, or never started, before it could say so
+    if (Thread.currentThread() != thread) {
+      awaitStopped();
     }
   }
 
@@ -284,7 +284,16 @@ final class ZmqSubscription implements EventSubscription {
 
   // ------------------------------------------------------------------ the receive thread
 
+  /** The receive thread's body; however it ends, the plane learns that this thread has. */
   private void run() {
+    try {
+      receive();
+    } finally {
+      plane.stopped(this);
+    }
+  }
+
+  private void receive() {
     ZMQ.Socket sub;
     try {
       sub = context.createSocket(SocketType.SUB);
@@ -303,7 +312,6 @@ final class ZmqSubscription implements EventSubscription {
       }
     } catch (RuntimeException e) {
       LOG.error("ZMQ subscription {}: socket setup failed", frame0, e);
-      plane.stopped(this);
       started.completeExceptionally(e);
       return;
     }
@@ -337,7 +345,6 @@ final class ZmqSubscription implements EventSubscription {
       context.destroySocket(sub);
       socket = null;
       LOG.info("ZMQ subscription {} stopped", frame0);
-      plane.stopped(this);
     }
   }
 
